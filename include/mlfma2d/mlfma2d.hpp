@@ -1,0 +1,131 @@
+#pragma once
+/// \file mlfma2d.hpp
+/// Public API of mlfma2d: a Wang-style multilevel fast multipole method for the 2D log kernel.
+///
+/// Convention (units-free): for targets x_i and sources y_j with real charges q_j,
+///     phi(x_i) = sum_j q_j * log|x_i - y_j|
+///     E(x_i)   = -grad phi(x_i) = -sum_j q_j (x_i - y_j) / |x_i - y_j|^2
+/// No 1/(2 pi) factor. A pair whose two points coincide exactly (x_i == y_j) is skipped, so in
+/// self-evaluation (targets = sources) the self pair contributes nothing.
+///
+/// Typical use: build a Solver once for a geometry, then evaluate many charge vectors on it.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mlfma2d/errors.hpp"
+
+namespace mlfma2d {
+
+/// \brief Library version, "major.minor.patch".
+const char* version();
+
+/// \brief Solver settings. Every field has a sensible default.
+struct Options {
+  int ct = 15;               ///< clustering threshold: most points in a last-level box (>= 1)
+  int level_offset = 0;      ///< change of the tree height after CT fixed it (the CLI's --levels +-i)
+  double eps = 1e-6;         ///< target relative L2 error vs direct summation, 0 < eps < 1
+  int terms = 0;             ///< expansion terms p; 0 derives p from eps
+  std::string backend = "cpu";  ///< near-field back end name (see near_field_backends())
+  int threads = 0;           ///< OpenMP threads; 0 = the OpenMP default
+  bool field = false;        ///< also compute the field E = -grad phi
+  std::size_t gpu_memory = 0;  ///< device-memory budget in bytes for GPU back ends; 0 = free memory
+  std::size_t chunk_targets = 0;  ///< GPU back ends: at most this many targets per chunk; 0 = auto
+};
+
+/// \brief Wall-clock seconds of each phase of the last evaluation (0 where a phase did not run).
+struct Timings {
+  double tree = 0, plan = 0, setup = 0;  ///< geometry set-up (tree, plan, back-end set-up)
+  double p2m = 0, m2m = 0, m2l = 0, l2l = 0, l2p = 0;  ///< far field, by operator
+  double near_collect = 0, near_transfer = 0, near_kernel = 0, near_return = 0;  ///< P2P phases
+  double near = 0;   ///< P2P wall time, all phases
+  double far = 0;    ///< far field wall time, all operators
+  double total = 0;  ///< one evaluation, wall time (excludes tree/plan/setup)
+};
+
+/// \brief Figures of the tree and interaction plan, fixed when the Solver is built.
+struct TreeStats {
+  std::size_t n_sources = 0, n_targets = 0;
+  bool self = true;            ///< targets are the sources
+  int levels = 0;              ///< tree height L used (level 1 = root)
+  int levels_ct = 0;           ///< L fixed by CT, before level_offset
+  bool levels_capped = false;  ///< CT could not be met: L hit the deepest supported level
+  int ct = 0;
+  std::size_t t = 0;           ///< most points (sources or targets) in a last-level box
+  double D = 0;                ///< mean points per last-level box: N / 4^(L-1)
+  std::size_t leaf_boxes = 0;  ///< non-empty last-level boxes
+  std::size_t boxes = 0;       ///< non-empty boxes, all levels
+  std::uint64_t near_pairs = 0;  ///< (target, source) pairs evaluated in the near field
+  std::uint64_t m2l_pairs = 0;   ///< M2L translations, all levels
+  int terms = 0;               ///< expansion terms p
+  double box_size = 0;         ///< side of the root box
+  std::size_t device_memory = 0;  ///< peak device bytes of the near-field back end (0 on the CPU)
+};
+
+/// \brief Output of one evaluation, in the caller's target order.
+struct Result {
+  std::vector<double> potential;         ///< phi at each target
+  std::vector<double> field_x, field_y;  ///< E at each target, empty unless Options::field
+};
+
+/// \brief The fast multipole solver: a tree and an interaction plan built once for a geometry,
+/// evaluated for any number of charge vectors.
+class Solver {
+ public:
+  /// Self-evaluation: targets are the sources (x, y), self pairs skipped.
+  Solver(const std::vector<double>& x, const std::vector<double>& y, const Options& options = {});
+  /// Separate targets (tx, ty).
+  Solver(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& tx,
+         const std::vector<double>& ty, const Options& options = {});
+  ~Solver();
+  Solver(Solver&&) noexcept;
+  Solver& operator=(Solver&&) noexcept;
+
+  /// Potential (and field if Options::field) for charges q (one per source).
+  Result evaluate(const std::vector<double>& q);
+  /// Same, writing into caller arrays of n_targets entries; fx, fy may be null when no field.
+  void evaluate(const double* q, double* potential, double* fx, double* fy);
+
+  const Options& options() const;
+  const TreeStats& stats() const;
+  /// Timings of the last evaluate(); tree, plan and setup are filled from construction on.
+  const Timings& timings() const;
+  /// Human-readable notes about the geometry (e.g. "L capped at 30: CT cannot be met").
+  const std::vector<std::string>& warnings() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// \brief Expansion terms p that meet relative error eps (the contract of Options::eps).
+int terms_for_eps(double eps);
+/// \brief The most expansion terms supported.
+constexpr int kMaxTerms = 60;
+/// \brief The deepest supported tree level (64-bit Morton keys, double coordinates).
+constexpr int kMaxLevels = 30;
+
+/// \brief Names of the near-field back ends this build knows, e.g. {"cpu","indexing","repetition"}.
+std::vector<std::string> near_field_backends();
+/// \brief Whether back end `name` can run here; if not, `why` says why.
+bool near_field_backend_available(const std::string& name, std::string* why = nullptr);
+
+/// \brief Direct O(N M) summation (OpenMP), the reference for accuracy.
+/// Evaluates at the targets listed in `which` (indices into tx/ty), or at all targets when
+/// `which` is empty. Outputs have one entry per evaluated target; fx/fy may be null.
+void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
+                const std::vector<double>& q, const std::vector<double>& tx,
+                const std::vector<double>& ty, const std::vector<std::size_t>& which,
+                std::vector<double>* potential, std::vector<double>* fx, std::vector<double>* fy,
+                int threads = 0);
+
+/// \brief Relative L2 and max absolute error of `value` against `reference`.
+struct ErrorNorms {
+  double rel_l2 = 0;
+  double max_abs = 0;
+};
+ErrorNorms error_norms(const std::vector<double>& value, const std::vector<double>& reference);
+
+}  // namespace mlfma2d
