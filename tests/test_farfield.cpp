@@ -1,0 +1,215 @@
+// Each far-field operator against direct sums, with the error falling as p grows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "farfield/expansions.hpp"
+#include "nearfield/pair.hpp"
+#include "tests/test_util.hpp"
+
+namespace mlfma2d {
+namespace {
+
+constexpr int kThreads = 2;
+
+struct Geometry {
+  PointSet points;
+  Tree tree;
+  Plan plan;
+  std::vector<double> q;  // tree order
+};
+
+Geometry make_setup(std::size_t n = 4000, int ct = 8) {
+  Geometry s;
+  s.points = testing::make_points("uniform", n, 11);
+  for (auto& v : s.points.q) v = 2 * v - 1;  // mixed signs: no help from cancellation
+  s.tree = build_tree(s.points.x, s.points.y, {}, {}, ct, 0, nullptr, kThreads);
+  s.plan = build_plan(s.tree, kThreads);
+  s.q.resize(n);
+  for (std::size_t j = 0; j < n; ++j) s.q[j] = s.points.q[s.tree.src_index[j]];
+  return s;
+}
+
+// phi(z) = Re[a_0 log(z - c) + sum_k A_k (s/(z - c))^k]
+double eval_multipole(const Complex* a, int p, Complex c, double s, Complex z) {
+  Complex f = a[0] * std::log(z - c);
+  const Complex r = s / (z - c);
+  Complex rk = 1;
+  for (int k = 1; k <= p; ++k) f += a[k] * (rk *= r);
+  return f.real();
+}
+
+// phi(z) = Re sum_l B_l ((z - c)/s)^l
+double eval_local(const Complex* b, int p, Complex c, double s, Complex z) {
+  Complex f = 0, r = (z - c) / s, rl = 1;
+  for (int l = 0; l <= p; ++l, rl *= r) f += b[l] * rl;
+  return f.real();
+}
+
+// Direct potential at z of the tree-ordered sources in [begin, end).
+double direct(const Geometry& s, std::int64_t begin, std::int64_t end, Complex z) {
+  double phi = 0;
+  for (std::int64_t j = begin; j < end; ++j)
+    log_pair(z.real(), z.imag(), s.tree.sx[j], s.tree.sy[j], s.q[j], &phi);
+  return phi;
+}
+
+Complex centre(const Tree& t, int l, std::size_t b) {
+  double cx, cy;
+  t.centre(l, b, &cx, &cy);
+  return {cx, cy};
+}
+
+// Relative error over boxes: the expansion of each box with sources at level l, evaluated at
+// points 2.5 box sides from its centre, against the direct sum over its sources.
+double multipole_error(const Geometry& s, const Expansions& e, int l, int p) {
+  const Level& lv = s.tree.level[l];
+  const double side = s.tree.box_size(l);
+  double num = 0, den = 0;
+  for (std::size_t b = 0; b < lv.size(); b += 7) {
+    if (!lv.has_sources(b)) continue;
+    const Complex c = centre(s.tree, l, b);
+    for (Complex dir : {Complex(2.5, 0.3), Complex(-1.1, 2.5), Complex(2.5, -2.5)}) {
+      const Complex z = c + side * dir;
+      const double ref = direct(s, lv.src_begin[b], lv.src_end[b], z);
+      const double got = eval_multipole(&e.multipole[l](0, b), p, c, side, z);
+      num += (got - ref) * (got - ref);
+      den += ref * ref;
+    }
+  }
+  return std::sqrt(num / den);
+}
+
+TEST(FarField, P2MMatchesDirectSumAndConverges) {
+  const Geometry s = make_setup();
+  double last = 1;
+  for (int p : {4, 8, 16, 24}) {
+    const Operators ops(p);
+    Expansions e;
+    e.reset(s.tree, p);
+    P2M(s.tree, ops, s.q.data(), &e, kThreads);
+    const double err = multipole_error(s, e, s.tree.levels, p);
+    EXPECT_LT(err, last) << "p = " << p;
+    last = err;
+  }
+  EXPECT_LT(last, 1e-10);
+}
+
+TEST(FarField, M2MMatchesDirectSumAndConverges) {
+  const Geometry s = make_setup();
+  double last = 1;
+  for (int p : {4, 8, 16, 24}) {
+    const Operators ops(p);
+    Expansions e;
+    e.reset(s.tree, p);
+    P2M(s.tree, ops, s.q.data(), &e, kThreads);
+    for (int l = s.tree.levels - 1; l >= 3; --l) M2M(s.tree, ops, l, &e, kThreads);
+    const double err = multipole_error(s, e, 3, p);  // shifted up every level
+    EXPECT_LT(err, last) << "p = " << p;
+    last = err;
+  }
+  EXPECT_LT(last, 1e-10);
+}
+
+// Local expansion of box b at level l holding only the interaction list of level `from`
+// (an ancestor level of b, or l itself): compare with the direct sum over those lists' sources.
+double local_error(const Geometry& s, const Expansions& e, int l, int from, int p) {
+  const Tree& t = s.tree;
+  const Level& lv = t.level[l];
+  const M2LLevel& pairs = s.plan.m2l[from];
+  const double side = t.box_size(l);
+  double num = 0, den = 0;
+  for (std::size_t b = 0; b < lv.size(); b += 5) {
+    std::int32_t a = std::int32_t(b);  // ancestor of b at level `from`
+    for (int k = l; k > from; --k) a = t.level[k].parent[a];
+    const Complex c = centre(t, l, b);
+    for (Complex dir : {Complex(0.3, -0.2), Complex(-0.45, 0.45), Complex(0, 0)}) {
+      const Complex z = c + side * dir;
+      double ref = 0;
+      for (std::size_t i = 0; i < pairs.tgt.size(); ++i)
+        if (pairs.tgt[i] == a) {
+          const Level& src = t.level[from];
+          ref += direct(s, src.src_begin[pairs.src[i]], src.src_end[pairs.src[i]], z);
+        }
+      const double got = eval_local(&e.local[l](0, b), p, c, side, z);
+      num += (got - ref) * (got - ref);
+      den += ref * ref;
+    }
+  }
+  return std::sqrt(num / den);
+}
+
+TEST(FarField, M2LMatchesDirectSumAndConverges) {
+  const Geometry s = make_setup();
+  const int l = s.tree.levels;
+  double last = 1;
+  for (int p : {4, 8, 16, 24}) {
+    const Operators ops(p);
+    Expansions e;
+    e.reset(s.tree, p);
+    P2M(s.tree, ops, s.q.data(), &e, kThreads);
+    M2L(s.tree, s.plan, ops, l, &e, kThreads);
+    const double err = local_error(s, e, l, l, p);
+    EXPECT_LT(err, last) << "p = " << p;
+    last = err;
+  }
+  EXPECT_LT(last, 1e-9);
+}
+
+TEST(FarField, L2LMatchesDirectSumAndConverges) {
+  const Geometry s = make_setup();
+  const int l = s.tree.levels;
+  double last = 1;
+  for (int p : {4, 8, 16, 24}) {
+    const Operators ops(p);
+    Expansions e;
+    e.reset(s.tree, p);
+    P2M(s.tree, ops, s.q.data(), &e, kThreads);
+    M2M(s.tree, ops, l - 1, &e, kThreads);
+    M2L(s.tree, s.plan, ops, l - 1, &e, kThreads);  // only level l-1's lists...
+    L2L(s.tree, ops, l, &e, kThreads);              // ...shifted down to level l
+    const double err = local_error(s, e, l, l - 1, p);
+    EXPECT_LT(err, last) << "p = " << p;
+    last = err;
+  }
+  EXPECT_LT(last, 1e-9);
+}
+
+TEST(FarField, L2PPotentialAndFieldMatchDirectSum) {
+  const Geometry s = make_setup();
+  const Tree& t = s.tree;
+  const int l = t.levels;
+  double last_phi = 1, last_field = 1;
+  for (int p : {4, 8, 16, 24}) {
+    const Operators ops(p);
+    Expansions e;
+    e.reset(t, p);
+    P2M(t, ops, s.q.data(), &e, kThreads);
+    M2L(t, s.plan, ops, l, &e, kThreads);
+    std::vector<double> phi(t.n_targets(), 0.0), ex(phi), ey(phi);
+    L2P(t, ops, e, phi.data(), ex.data(), ey.data(), kThreads);
+    // Reference: each target against the sources of its leaf's interaction list.
+    const Level& leaf = t.leaves();
+    const M2LLevel& pairs = s.plan.m2l[l];
+    std::vector<double> rp(phi.size(), 0.0), rx(phi), ry(phi);
+    std::fill(rx.begin(), rx.end(), 0.0);
+    std::fill(ry.begin(), ry.end(), 0.0);
+    for (std::size_t i = 0; i < pairs.tgt.size(); ++i) {
+      const std::int32_t b = pairs.tgt[i], src = pairs.src[i];
+      for (std::int64_t k = leaf.tgt_begin[b]; k < leaf.tgt_end[b]; ++k)
+        for (std::int64_t j = leaf.src_begin[src]; j < leaf.src_end[src]; ++j)
+          log_pair_field(t.tx[k], t.ty[k], t.sx[j], t.sy[j], s.q[j], &rp[k], &rx[k], &ry[k]);
+    }
+    const double ephi = error_norms(phi, rp).rel_l2;
+    const double efield = testing::field_rel_l2(ex, ey, rx, ry);
+    EXPECT_LT(ephi, last_phi);
+    EXPECT_LT(efield, last_field);
+    last_phi = ephi;
+    last_field = efield;
+  }
+  EXPECT_LT(last_phi, 1e-10);
+  EXPECT_LT(last_field, 1e-9);
+}
+
+}  // namespace
+}  // namespace mlfma2d

@@ -1,0 +1,200 @@
+// End to end: the whole method against direct summation, and the Solver API contract.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "nearfield/backend.hpp"
+#include "tests/test_util.hpp"
+
+namespace mlfma2d {
+namespace {
+
+struct Reference {
+  PointSet points;
+  std::vector<double> phi, fx, fy;
+};
+
+// Sizes: N up to 20,000 as the issue asks; references are computed once per case.
+std::size_t size_of(const std::string& shape) { return shape == "uniform" ? 20000 : 10000; }
+
+const Reference& reference(const std::string& shape, bool separate) {
+  static std::map<std::pair<std::string, bool>, Reference> cache;
+  auto it = cache.find({shape, separate});
+  if (it != cache.end()) return it->second;
+  Reference r;
+  r.points = testing::make_points(shape, size_of(shape), 21);
+  for (std::size_t j = 0; j < r.points.q.size(); j += 3) r.points.q[j] -= 1.0;  // mixed signs
+  if (separate) {
+    // Targets spread over a box 1.5x the sources', partly outside it.
+    const PointSet t = testing::make_points("uniform", 4000, 22);
+    for (std::size_t i = 0; i < t.x.size(); ++i) {
+      r.points.tx.push_back(1.5 * t.x[i] - 0.25);
+      r.points.ty.push_back(1.5 * t.y[i] - 0.25);
+    }
+  }
+  const auto& tx = separate ? r.points.tx : r.points.x;
+  const auto& ty = separate ? r.points.ty : r.points.y;
+  testing::reference(r.points.x, r.points.y, r.points.q, tx, ty, &r.phi, &r.fx, &r.fy);
+  return cache[{shape, separate}] = std::move(r);
+}
+
+struct Case {
+  std::string shape;
+  bool separate;
+};
+
+class EndToEnd : public ::testing::TestWithParam<Case> {};
+
+TEST_P(EndToEnd, WithinEpsOfDirectSumForPotentialAndField) {
+  const Case c = GetParam();
+  const Reference& ref = reference(c.shape, c.separate);
+  const PointSet& p = ref.points;
+  for (double eps : {1e-3, 1e-6, 1e-9, 1e-12}) {
+    for (int offset : {-1, 0, 1, 2}) {
+      SCOPED_TRACE("eps " + std::to_string(eps) + " offset " + std::to_string(offset));
+      Options o;
+      o.eps = eps;
+      o.level_offset = offset;
+      o.field = true;
+      o.threads = 2;
+      Solver solver = c.separate ? Solver(p.x, p.y, p.tx, p.ty, o) : Solver(p.x, p.y, o);
+      const Result r = solver.evaluate(p.q);
+      const double e_phi = error_norms(r.potential, ref.phi).rel_l2;
+      const double e_field = testing::field_rel_l2(r.field_x, r.field_y, ref.fx, ref.fy);
+      EXPECT_LE(e_phi, eps);
+      EXPECT_LE(e_field, eps);
+      EXPECT_EQ(solver.stats().levels, solver.stats().levels_ct + offset);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, EndToEnd,
+                         ::testing::Values(Case{"uniform", false}, Case{"disk", false},
+                                           Case{"circle", false}, Case{"clusters", false},
+                                           Case{"uniform", true}, Case{"circle", true},
+                                           Case{"clusters", true}),
+                         [](const auto& info) {
+                           return info.param.shape + (info.param.separate ? "_targets" : "_self");
+                         });
+
+TEST(Solver, PotentialOnlyEqualsPotentialWithField) {
+  const PointSet p = testing::make_points("disk", 3000);
+  Options a, b;
+  b.field = true;
+  const Result ra = Solver(p.x, p.y, a).evaluate(p.q);
+  const Result rb = Solver(p.x, p.y, b).evaluate(p.q);
+  EXPECT_TRUE(rb.field_x.size() == 3000 && ra.field_x.empty());
+  EXPECT_LT(error_norms(ra.potential, rb.potential).rel_l2, 1e-14);
+}
+
+TEST(Solver, ManyChargeVectorsOnOneGeometryAreLinear) {
+  const PointSet p = testing::make_points("circle", 5000);
+  Options o;
+  o.eps = 1e-9;
+  Solver solver(p.x, p.y, o);
+  std::vector<double> q2(p.q.size()), q3(p.q.size());
+  for (std::size_t j = 0; j < q2.size(); ++j) {
+    q2[j] = std::sin(double(j));
+    q3[j] = p.q[j] + q2[j];
+  }
+  const Result r1 = solver.evaluate(p.q), r2 = solver.evaluate(q2), r3 = solver.evaluate(q3);
+  std::vector<double> sum(r1.potential.size());
+  for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = r1.potential[i] + r2.potential[i];
+  EXPECT_LT(error_norms(sum, r3.potential).rel_l2, 1e-12);
+  // And each of them is right.
+  std::vector<double> ref;
+  direct_sum(p.x, p.y, q2, p.x, p.y, {}, &ref, nullptr, nullptr);
+  EXPECT_LE(error_norms(r2.potential, ref).rel_l2, 1e-9);
+}
+
+TEST(Solver, TargetsEqualToSourcesSkipTheCoincidentPairs) {
+  const PointSet p = testing::make_points("uniform", 4000);
+  const Result self = Solver(p.x, p.y).evaluate(p.q);
+  const Result sep = Solver(p.x, p.y, p.x, p.y).evaluate(p.q);
+  EXPECT_LT(error_norms(sep.potential, self.potential).rel_l2, 1e-13);
+}
+
+TEST(Solver, RepeatedRunsAreBitwiseIdentical) {
+  const PointSet p = testing::make_points("clusters", 8000);
+  Options o;
+  o.threads = 2;
+  o.field = true;
+  Solver s(p.x, p.y, o);
+  const Result a = s.evaluate(p.q), b = s.evaluate(p.q);
+  const Result c = Solver(p.x, p.y, o).evaluate(p.q);
+  EXPECT_EQ(a.potential, b.potential);
+  EXPECT_EQ(a.potential, c.potential);
+  EXPECT_EQ(a.field_x, c.field_x);
+}
+
+TEST(Solver, StatsAndTimingsAreFilled) {
+  const PointSet p = testing::make_points("uniform", 20000);
+  Options o;
+  o.eps = 1e-6;
+  Solver s(p.x, p.y, o);
+  s.evaluate(p.q);
+  const TreeStats& st = s.stats();
+  EXPECT_EQ(st.n_sources, 20000u);
+  EXPECT_EQ(st.n_targets, 20000u);
+  EXPECT_EQ(st.terms, terms_for_eps(1e-6));
+  EXPECT_LE(st.t, 15u);
+  EXPECT_GT(st.near_pairs, 20000u);
+  EXPECT_GT(st.m2l_pairs, 0u);
+  const Timings& t = s.timings();
+  EXPECT_GT(t.tree, 0);
+  EXPECT_GT(t.m2l, 0);
+  EXPECT_GT(t.near, 0);
+  EXPECT_GE(t.total, t.near + t.far * 0.99);
+}
+
+TEST(Solver, TermsFallWithEpsAndOptionsAreChecked) {
+  EXPECT_LT(terms_for_eps(1e-3), terms_for_eps(1e-6));
+  EXPECT_LT(terms_for_eps(1e-6), terms_for_eps(1e-12));
+  EXPECT_LE(terms_for_eps(1e-15), kMaxTerms);
+  EXPECT_THROW(terms_for_eps(0), InvalidInput);
+  EXPECT_THROW(terms_for_eps(1), InvalidInput);
+  const PointSet p = testing::make_points("uniform", 100);
+  Options o;
+  o.ct = 0;
+  EXPECT_THROW(Solver(p.x, p.y, o), InvalidInput);
+  o = Options();
+  o.terms = kMaxTerms + 1;
+  EXPECT_THROW(Solver(p.x, p.y, o), InvalidInput);
+  o = Options();
+  o.eps = 2;
+  EXPECT_THROW(Solver(p.x, p.y, o), InvalidInput);
+  Solver s(p.x, p.y);
+  EXPECT_THROW(s.evaluate(std::vector<double>(99, 1.0)), InvalidInput);
+  std::vector<double> q = p.q;
+  q[5] = INFINITY;
+  EXPECT_THROW(s.evaluate(q), InvalidInput);
+}
+
+TEST(Backends, UnknownNameListsTheValidOnes) {
+  try {
+    make_near_field_backend("nosuch");
+    FAIL() << "no throw";
+  } catch (const BackendUnavailable& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("nosuch"), std::string::npos);
+    EXPECT_NE(m.find("cpu, indexing, repetition"), std::string::npos) << m;
+  }
+}
+
+TEST(Backends, GpuBackEndsSayWhyTheyCannotRun) {
+  for (const std::string name : {"indexing", "repetition"}) {
+    std::string why;
+    if (near_field_backend_available(name, &why)) continue;  // a GPU is here
+#ifdef MLFMA2D_WITH_CUDA
+    EXPECT_NE(why.find("needs a CUDA device; none was found"), std::string::npos) << why;
+#else
+    EXPECT_NE(why.find("was not compiled with CUDA"), std::string::npos) << why;
+#endif
+    EXPECT_THROW(make_near_field_backend(name), BackendUnavailable);
+  }
+  EXPECT_TRUE(near_field_backend_available("cpu"));
+}
+
+}  // namespace
+}  // namespace mlfma2d
