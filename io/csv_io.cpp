@@ -1,1 +1,244 @@
-// placeholder: being written
+// CSV back end: a header line naming the columns (any order), then one row of numbers per line.
+// Blank lines and '#' lines are skipped, CRLF is accepted; no quoting (fields are numbers).
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/io_internal.hpp"
+
+namespace mlfma2d::io_detail {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+std::vector<std::string_view> split(std::string_view line) {
+  std::vector<std::string_view> fields;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = line.find(',', start);
+    fields.push_back(trim(line.substr(start, comma - start)));
+    if (comma == std::string_view::npos) return fields;
+    start = comma + 1;
+  }
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+// The whole field must be a number; `scratch` gives strtod the NUL terminator it needs.
+bool parse_number(std::string_view field, std::string* scratch, double* value) {
+  if (field.empty()) return false;
+  scratch->assign(field);
+  char* end = nullptr;
+  *value = std::strtod(scratch->c_str(), &end);
+  return end == scratch->c_str() + scratch->size();
+}
+
+struct Table {
+  std::vector<std::vector<double>> columns;  // in the order of required, then optional names;
+                                             // an absent optional column is left empty
+  std::vector<std::string> comments;         // '#' lines, without the '#'
+  std::vector<bool> present;                 // per column: named in the header
+};
+
+// Reads a table whose header names every `required` column, any `optional` ones, and no other,
+// in any order. With `finite`, NaN and infinity are rejected.
+Table read_table(const std::string& path, const std::vector<std::string>& required,
+                 const std::vector<std::string>& optional, bool finite) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) fail(path, "cannot read");
+  if (text.find('\0') != std::string::npos) fail(path, "not a CSV text file (binary content)");
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // UTF-8 byte-order mark
+
+  std::vector<std::string> names = required;
+  names.insert(names.end(), optional.begin(), optional.end());
+  std::string expected = "'" + join(required) + "'";
+  if (!optional.empty()) expected += " and optionally '" + join(optional) + "'";
+
+  Table t;
+  t.columns.resize(names.size());
+  t.present.assign(names.size(), false);
+  std::vector<std::size_t> slot;  // header field -> column index; empty until the header is read
+  std::string scratch;
+  std::size_t line_no = 0;
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::string_view content = trim(line);
+    if (content.empty()) continue;
+    if (content[0] == '#') {
+      t.comments.emplace_back(content.substr(1));
+      continue;
+    }
+    const std::vector<std::string_view> fields = split(line);
+    const auto at = [&] { return "line " + std::to_string(line_no); };  // built only on errors
+    if (slot.empty()) {                                                 // the header
+      double unused;
+      if (parse_number(fields[0], &scratch, &unused)) {
+        fail(path, "missing header line '" + join(required) + "'");
+      }
+      for (const std::string_view f : fields) {
+        std::size_t k = 0;
+        while (k < names.size() && names[k] != f) ++k;
+        if (k == names.size()) {
+          fail(path,
+               at() + ": unknown column '" + std::string(f) + "' (expected " + expected + ")");
+        }
+        if (t.present[k]) fail(path, at() + ": column '" + names[k] + "' appears twice");
+        t.present[k] = true;
+        slot.push_back(k);
+      }
+      for (std::size_t k = 0; k < required.size(); ++k) {
+        if (!t.present[k]) {
+          fail(path, at() + ": header lacks column '" + names[k] + "' (expected " + expected + ")");
+        }
+      }
+      continue;
+    }
+    if (fields.size() != slot.size()) {
+      fail(path, at() + ": expected " + std::to_string(slot.size()) + " fields, found " +
+                     std::to_string(fields.size()));
+    }
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      double v;
+      const bool number = parse_number(fields[i], &scratch, &v);
+      if (!number || (finite && !std::isfinite(v))) {
+        fail(path, at() + ", column " + names[slot[i]] + ": '" + std::string(fields[i]) +
+                       (number ? "' is not finite" : "' is not a number"));
+      }
+      t.columns[slot[i]].push_back(v);
+    }
+  }
+  if (slot.empty()) fail(path, "missing header line '" + join(required) + "'");
+  return t;
+}
+
+// Targets or sources: at least one row.
+Table read_points_table(const std::string& path, const std::vector<std::string>& required,
+                        const std::vector<std::string>& optional) {
+  Table t = read_table(path, required, optional, true);
+  if (t.columns[0].empty()) {
+    fail(path, "no data rows after the header: at least one point is needed");
+  }
+  return t;
+}
+
+// Opens `tmp` for writing, runs `body`, and closes it, checking every step: a full disk shows
+// up only as a failed write or close.
+template <class Body>
+void write_text(const std::string& tmp, const std::string& path, Body&& body) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(tmp.c_str(), "wb"), std::fclose);
+  if (!f) throw IoError(cannot_write(path, std::strerror(errno)));
+  body(f.get());
+  const bool written = !std::ferror(f.get());
+  if (std::fclose(f.release()) != 0 || !written) {
+    throw IoError(cannot_write(path, std::strerror(errno ? errno : EIO)));
+  }
+}
+
+// A line break inside an attribute would end its comment line early.
+std::string one_line(std::string s) {
+  for (char& ch : s) {
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  }
+  return s;
+}
+
+// One line per row, each value with 17 significant digits, which reads back to the same double.
+void write_rows(std::FILE* f, const std::vector<const std::vector<double>*>& columns) {
+  const std::size_t n = columns[0]->size();
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      std::fprintf(f, k == 0 ? "%.17g" : ",%.17g", (*columns[k])[i]);
+    }
+    std::fputc('\n', f);
+  }
+}
+
+}  // namespace
+
+PointSet csv_read_points(const std::string& path) {
+  Table t = read_points_table(path, {"x", "y", "q"}, {});
+  PointSet p;
+  p.x = std::move(t.columns[0]);
+  p.y = std::move(t.columns[1]);
+  p.q = std::move(t.columns[2]);
+  return p;
+}
+
+void csv_read_targets(const std::string& path, std::vector<double>* tx, std::vector<double>* ty) {
+  Table t = read_points_table(path, {"x", "y"}, {"q"});
+  *tx = std::move(t.columns[0]);
+  *ty = std::move(t.columns[1]);
+}
+
+void csv_write_points(const std::string& tmp, const std::string& path, const PointSet& p) {
+  write_text(tmp, path, [&](std::FILE* f) {
+    std::fputs("x,y,q\n", f);
+    write_rows(f, {&p.x, &p.y, &p.q});
+  });
+}
+
+void csv_write_result(const std::string& tmp, const std::string& path, const ResultFile& r) {
+  write_text(tmp, path, [&](std::FILE* f) {
+    for (const auto& [key, value] : r.attributes) {
+      if (value.is_string) {
+        std::fprintf(f, "# %s = %s\n", one_line(key).c_str(), one_line(value.text).c_str());
+      } else {
+        std::fprintf(f, "# %s = %.17g\n", one_line(key).c_str(), value.number);
+      }
+    }
+    const bool field = !r.field_x.empty();
+    std::fputs(field ? "x,y,potential,field_x,field_y\n" : "x,y,potential\n", f);
+    if (field) {
+      write_rows(f, {&r.tx, &r.ty, &r.potential, &r.field_x, &r.field_y});
+    } else {
+      write_rows(f, {&r.tx, &r.ty, &r.potential});
+    }
+  });
+}
+
+ResultFile csv_read_result(const std::string& path) {
+  Table t = read_table(path, {"x", "y", "potential"}, {"field_x", "field_y"}, false);
+  if (t.present[3] != t.present[4]) fail(path, "has only one of the columns field_x, field_y");
+  ResultFile r;
+  r.tx = std::move(t.columns[0]);
+  r.ty = std::move(t.columns[1]);
+  r.potential = std::move(t.columns[2]);
+  r.field_x = std::move(t.columns[3]);
+  r.field_y = std::move(t.columns[4]);
+  // "# key = value" lines are the attributes; a value that reads fully as a number is one.
+  std::string scratch;
+  for (const std::string& comment : t.comments) {
+    const std::size_t eq = comment.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key(trim(std::string_view(comment).substr(0, eq)));
+    const std::string_view value = trim(std::string_view(comment).substr(eq + 1));
+    if (key.empty()) continue;
+    double number;
+    r.attributes[key] =
+        parse_number(value, &scratch, &number) ? AttrValue(number) : AttrValue(std::string(value));
+  }
+  return r;
+}
+
+}  // namespace mlfma2d::io_detail

@@ -1,1 +1,134 @@
-// placeholder: being written
+// PEC point-set generators. Every variate is made here from raw mt19937_64 draws (a sequence the
+// standard fixes) with +, *, / and sqrt only (which IEEE 754 rounds exactly), not with std::
+// distributions or sin/cos/log (whose results the standards leave open), so a seed gives the
+// same points bit for bit with every standard library and maths library.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mlfma2d/io.hpp"
+
+namespace mlfma2d {
+namespace {
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : engine_(seed) {}
+  // Uniform in [0, 1): the top 53 bits of one draw.
+  double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  // Approximately standard normal: the sum of 12 uniforms less 6 (Irwin-Hall; mean 0, variance
+  // 1, tails cut at 6 sigma), which needs no log or cos.
+  double normal() {
+    double sum = -6.0;
+    for (int k = 0; k < 12; ++k) sum += uniform();
+    return sum;
+  }
+  // A direction (c, s) = (cos t, sin t) with t uniform in [0, 2 pi): a point uniform in the unit
+  // disk, by rejection, scaled to length 1. The small hole keeps the scaling well conditioned.
+  void direction(double* c, double* s) {
+    double u, v, r2;
+    do {
+      u = uniform(-1.0, 1.0);
+      v = uniform(-1.0, 1.0);
+      r2 = u * u + v * v;
+    } while (r2 > 1.0 || r2 < 1e-6);
+    const double r = std::sqrt(r2);
+    *c = u / r;
+    *s = v / r;
+  }
+  std::uint64_t bits() { return engine_(); }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+// The names, in the order of Shape.
+const char* const kShapeNames[] = {"uniform", "disk",   "lshape",  "circle",
+                                   "ellipse", "strips", "clusters"};
+enum class Shape { kUniform, kDisk, kLShape, kCircle, kEllipse, kStrips, kClusters };
+
+constexpr int kClusters = 16;
+constexpr double kClusterSigma = 0.02;
+
+bool in_disk(double x, double y) {
+  return (x - 0.5) * (x - 0.5) + (y - 0.5) * (y - 0.5) < 0.25;
+}
+bool in_lshape(double x, double y) {
+  return x < 0.5 || y < 0.5;
+}
+
+// Point i of n of `shape`; `centres` holds the cluster centres as x0, y0, x1, y1, ...
+void sample(Shape shape, std::size_t i, std::size_t n, const std::vector<double>& centres, Rng& r,
+            double* x, double* y) {
+  double c, s;
+  switch (shape) {
+    case Shape::kUniform:
+      *x = r.uniform();
+      *y = r.uniform();
+      return;
+    case Shape::kDisk:
+    case Shape::kLShape:  // rejection from the unit square keeps them exactly uniform
+      do {
+        *x = r.uniform();
+        *y = r.uniform();
+      } while (!(shape == Shape::kDisk ? in_disk(*x, *y) : in_lshape(*x, *y)));
+      return;
+    case Shape::kCircle:
+    case Shape::kEllipse:
+      r.direction(&c, &s);
+      *x = 0.5 + 0.5 * c;
+      *y = 0.5 + (shape == Shape::kCircle ? 0.5 : 0.2) * s;
+      return;
+    case Shape::kStrips:  // the first half (rounded up) on the lower strip
+      *x = r.uniform();
+      *y = i < (n + 1) / 2 ? r.uniform(0.40, 0.41) : r.uniform(0.59, 0.60);
+      return;
+    case Shape::kClusters: {
+      const std::size_t k = r.bits() >> 60;  // one of 16 from the top 4 bits: no modulo bias
+      *x = std::clamp(centres[2 * k] + kClusterSigma * r.normal(), 0.0, 1.0);
+      *y = std::clamp(centres[2 * k + 1] + kClusterSigma * r.normal(), 0.0, 1.0);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> point_set_shapes() {
+  return {std::begin(kShapeNames), std::end(kShapeNames)};
+}
+
+PointSet generate_points(const std::string& shape_name, std::size_t n, std::uint64_t seed) {
+  const auto names = point_set_shapes();
+  const auto it = std::find(names.begin(), names.end(), shape_name);
+  if (it == names.end()) {
+    std::string valid;
+    for (const auto& name : names) valid += (valid.empty() ? "" : ", ") + name;
+    throw InvalidInput("unknown point-set shape '" + shape_name + "': valid shapes are " + valid);
+  }
+  if (n < 1) throw InvalidInput("generate_points: n must be at least 1, got 0");
+  const auto shape = static_cast<Shape>(it - names.begin());
+
+  // Draw order, part of the reproducibility contract: cluster centres, then per point its
+  // position and then its charge.
+  Rng rng(seed);
+  std::vector<double> centres;
+  if (shape == Shape::kClusters) {
+    for (int k = 0; k < 2 * kClusters; ++k) centres.push_back(rng.uniform(0.1, 0.9));
+  }
+  PointSet p;
+  p.x.resize(n);
+  p.y.resize(n);
+  p.q.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    sample(shape, i, n, centres, rng, &p.x[i], &p.y[i]);
+    p.q[i] = rng.uniform();
+  }
+  return p;
+}
+
+}  // namespace mlfma2d

@@ -1,1 +1,336 @@
-// placeholder: being written
+// HDF5 back end, through the C API. Every call is checked; every handle is owned by an Hid, so it
+// is closed on every path, exceptions included.
+#include <hdf5.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "io/io_internal.hpp"
+
+namespace mlfma2d::io_detail {
+namespace {
+
+// Owns one HDF5 identifier and closes it with the matching H5?close.
+class Hid {
+ public:
+  Hid(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Hid(Hid&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
+  Hid& operator=(Hid&&) = delete;
+  ~Hid() { close(); }
+  hid_t get() const { return id_; }
+  // Closes now and reports the result: closing a file is where HDF5 flushes it.
+  herr_t close() {
+    const herr_t rc = id_ >= 0 ? close_(id_) : 0;
+    id_ = -1;
+    return rc;
+  }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+// HDF5's own description of the innermost error on the stack, e.g. "file signature not found".
+herr_t take_innermost(unsigned n, const H5E_error2_t* e, void* out) {
+  if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
+  return 0;
+}
+
+// The file being read or written; turns failed calls into IoError naming it.
+struct Ctx {
+  std::string path;
+  bool writing = false;
+
+  [[noreturn]] void fail(const std::string& why) const {
+    std::string detail;
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &detail);
+    H5Eclear2(H5E_DEFAULT);
+    const std::string what = detail.empty() ? why : why + " (HDF5: " + detail + ")";
+    throw IoError(writing ? cannot_write(path, what) : path + ": " + what);
+  }
+  Hid own(hid_t id, herr_t (*close)(hid_t), const std::string& what) const {
+    if (id < 0) fail(what);
+    return Hid(id, close);
+  }
+  void check(herr_t rc, const std::string& what) const {
+    if (rc < 0) fail(what);
+  }
+};
+
+// The library prints its error stack to stderr by default; we report through exceptions instead.
+void silence() {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+Hid open_file(const Ctx& c) {
+  silence();
+  const htri_t is_hdf5 = H5Fis_hdf5(c.path.c_str());
+  if (is_hdf5 == 0) c.fail("not an HDF5 file");
+  if (is_hdf5 < 0) c.fail("cannot read as HDF5");
+  return c.own(H5Fopen(c.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
+               "cannot open the HDF5 file");
+}
+
+Hid create_file(const Ctx& c, const std::string& tmp) {
+  silence();
+  return c.own(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+               "cannot create the HDF5 file");
+}
+
+void finish_file(const Ctx& c, Hid* file) {
+  c.check(file->close(), "cannot complete the file");
+}
+
+// Whether `name` (absolute, e.g. /sources/x) exists. Each prefix is tested in turn because
+// H5Lexists fails, rather than answering false, when an intermediate group is missing.
+bool exists(hid_t file, const std::string& name) {
+  for (std::size_t slash = name.find('/', 1);; slash = name.find('/', slash + 1)) {
+    if (H5Lexists(file, name.substr(0, slash).c_str(), H5P_DEFAULT) <= 0) return false;
+    if (slash == std::string::npos) return true;
+  }
+}
+
+std::string class_name(H5T_class_t c) {
+  switch (c) {
+    case H5T_STRING:
+      return "string";
+    case H5T_COMPOUND:
+      return "compound";
+    case H5T_ENUM:
+      return "enum";
+    case H5T_ARRAY:
+      return "array";
+    case H5T_VLEN:
+      return "variable-length";
+    case H5T_REFERENCE:
+      return "reference";
+    default:
+      return "non-numeric";
+  }
+}
+
+// A 1-D numeric dataset as doubles (HDF5 converts integers and single precision).
+std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& name) {
+  if (!exists(file, name)) c.fail("dataset " + name + " not found");
+  Hid ds = c.own(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, name + " is not a dataset");
+  Hid type = c.own(H5Dget_type(ds.get()), H5Tclose, "cannot read the type of " + name);
+  const H5T_class_t cls = H5Tget_class(type.get());
+  if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
+    c.fail(name + " has " + class_name(cls) + " type, expected numbers");
+  }
+  Hid space = c.own(H5Dget_space(ds.get()), H5Sclose, "cannot read the shape of " + name);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) c.fail("cannot read the shape of " + name);
+  if (rank != 1) {
+    c.fail(name + " is " + std::to_string(rank) + "-dimensional, expected 1-dimensional");
+  }
+  hsize_t n = 0;
+  c.check(H5Sget_simple_extent_dims(space.get(), &n, nullptr), "cannot read the shape of " + name);
+  std::vector<double> v(n);
+  if (n > 0) {
+    c.check(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()),
+            "cannot read " + name);
+  }
+  return v;
+}
+
+enum class Check { kNone, kPoints };
+
+// Reads datasets that must have one common length; for point data, also at least one entry and
+// only finite values.
+std::vector<std::vector<double>> read_vectors(const Ctx& c, hid_t file,
+                                              const std::vector<std::string>& names, Check check) {
+  std::vector<std::vector<double>> v;
+  for (const std::string& name : names) {
+    v.push_back(read_vector(c, file, name));
+    if (v.back().size() != v[0].size()) {
+      c.fail(names[0] + " has " + std::to_string(v[0].size()) + " entries but " + name + " has " +
+             std::to_string(v.back().size()));
+    }
+  }
+  if (check == Check::kNone) return v;
+  if (v[0].empty()) c.fail(names[0] + " is empty: at least one point is needed");
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    for (std::size_t i = 0; i < v[k].size(); ++i) {
+      if (!std::isfinite(v[k][i])) {
+        c.fail(names[k] + "[" + std::to_string(i) + "] is " +
+               (std::isnan(v[k][i]) ? "NaN" : "infinite") + ": values must be finite");
+      }
+    }
+  }
+  return v;
+}
+
+// Link-creation properties that create missing parent groups (/sources, /field) on the way.
+Hid parents_created(const Ctx& c) {
+  Hid lcpl = c.own(H5Pcreate(H5P_LINK_CREATE), H5Pclose, "cannot create property list");
+  c.check(H5Pset_create_intermediate_group(lcpl.get(), 1), "cannot set property list");
+  return lcpl;
+}
+
+void write_vector(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
+                  const std::vector<double>& v) {
+  const hsize_t n = v.size();
+  Hid space = c.own(H5Screate_simple(1, &n, nullptr), H5Sclose, "cannot create dataspace");
+  Hid ds = c.own(
+      H5Dcreate2(file, name.c_str(), H5T_IEEE_F64LE, space.get(), lcpl, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose, "cannot create dataset " + name);
+  if (n > 0) {
+    c.check(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()),
+            "cannot write dataset " + name);
+  }
+}
+
+// A C string type of `size` bytes (or H5T_VARIABLE) in character set `cset`: a memory type must
+// match the stored one's set, as HDF5 does not convert between ASCII and UTF-8.
+Hid string_type(const Ctx& c, size_t size, H5T_cset_t cset) {
+  Hid t = c.own(H5Tcopy(H5T_C_S1), H5Tclose, "cannot create string type");
+  c.check(H5Tset_size(t.get(), size), "cannot set string size");
+  c.check(H5Tset_cset(t.get(), cset), "cannot set string character set");
+  return t;
+}
+
+void write_attribute(const Ctx& c, hid_t root, const std::string& key, const AttrValue& value) {
+  Hid space = c.own(H5Screate(H5S_SCALAR), H5Sclose, "cannot create dataspace");
+  Hid type = value.is_string ? string_type(c, H5T_VARIABLE, H5T_CSET_UTF8)
+                             : c.own(H5Tcopy(H5T_IEEE_F64LE), H5Tclose, "cannot copy type");
+  Hid attr = c.own(H5Acreate2(root, key.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                   H5Aclose, "cannot create attribute '" + key + "'");
+  const char* text = value.text.c_str();
+  const herr_t rc = value.is_string ? H5Awrite(attr.get(), type.get(), &text)
+                                    : H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value.number);
+  c.check(rc, "cannot write attribute '" + key + "'");
+}
+
+// Reads a scalar number or string attribute; false for any other kind (left by other tools).
+bool read_attribute(const Ctx& c, hid_t root, const std::string& key, AttrValue* out) {
+  const std::string what = "cannot read attribute '" + key + "'";
+  Hid attr = c.own(H5Aopen(root, key.c_str(), H5P_DEFAULT), H5Aclose, what);
+  Hid space = c.own(H5Aget_space(attr.get()), H5Sclose, what);
+  if (H5Sget_simple_extent_npoints(space.get()) != 1) return false;
+  Hid type = c.own(H5Aget_type(attr.get()), H5Tclose, what);
+  const H5T_class_t cls = H5Tget_class(type.get());
+  if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
+    double v = 0;
+    c.check(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &v), what);
+    *out = AttrValue(v);
+    return true;
+  }
+  if (cls != H5T_STRING) return false;
+  const H5T_cset_t cset = H5Tget_cset(type.get());
+  const htri_t variable = H5Tis_variable_str(type.get());
+  if (variable < 0) c.fail(what);
+  if (variable) {
+    Hid mem = string_type(c, H5T_VARIABLE, cset);
+    char* s = nullptr;
+    c.check(H5Aread(attr.get(), mem.get(), &s), what);
+    *out = AttrValue(std::string(s ? s : ""));
+    H5free_memory(s);
+  } else {
+    // One byte more than stored, so the terminating NUL always fits.
+    const size_t size = H5Tget_size(type.get()) + 1;
+    Hid mem = string_type(c, size, cset);
+    std::vector<char> buf(size, '\0');
+    c.check(H5Aread(attr.get(), mem.get(), buf.data()), what);
+    *out = AttrValue(std::string(buf.data(), strnlen(buf.data(), size)));
+  }
+  return true;
+}
+
+herr_t collect_name(hid_t, const char* name, const H5A_info_t*, void* out) noexcept {
+  try {
+    static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+    return 0;
+  } catch (...) {
+    return -1;  // exceptions must not cross the C library
+  }
+}
+
+// Reads the sources, or the targets, or the sources as targets if there are none.
+void read_xy(const Ctx& c, hid_t file, const std::string& group, std::vector<double>* x,
+             std::vector<double>* y) {
+  auto v = read_vectors(c, file, {group + "/x", group + "/y"}, Check::kPoints);
+  *x = std::move(v[0]);
+  *y = std::move(v[1]);
+}
+
+}  // namespace
+
+PointSet hdf5_read_points(const std::string& path) {
+  const Ctx c{path};
+  Hid file = open_file(c);
+  auto v = read_vectors(c, file.get(), {"/sources/x", "/sources/y", "/sources/q"}, Check::kPoints);
+  PointSet p;
+  p.x = std::move(v[0]);
+  p.y = std::move(v[1]);
+  p.q = std::move(v[2]);
+  if (exists(file.get(), "/targets")) read_xy(c, file.get(), "/targets", &p.tx, &p.ty);
+  return p;
+}
+
+void hdf5_read_targets(const std::string& path, std::vector<double>* tx, std::vector<double>* ty) {
+  const Ctx c{path};
+  Hid file = open_file(c);
+  read_xy(c, file.get(), exists(file.get(), "/targets") ? "/targets" : "/sources", tx, ty);
+}
+
+void hdf5_write_points(const std::string& tmp, const std::string& path, const PointSet& p) {
+  const Ctx c{path, true};
+  Hid file = create_file(c, tmp);
+  {
+    Hid lcpl = parents_created(c);
+    write_vector(c, file.get(), lcpl.get(), "/sources/x", p.x);
+    write_vector(c, file.get(), lcpl.get(), "/sources/y", p.y);
+    write_vector(c, file.get(), lcpl.get(), "/sources/q", p.q);
+    if (p.has_targets()) {
+      write_vector(c, file.get(), lcpl.get(), "/targets/x", p.tx);
+      write_vector(c, file.get(), lcpl.get(), "/targets/y", p.ty);
+    }
+  }
+  finish_file(c, &file);
+}
+
+void hdf5_write_result(const std::string& tmp, const std::string& path, const ResultFile& r) {
+  const Ctx c{path, true};
+  Hid file = create_file(c, tmp);
+  {
+    Hid lcpl = parents_created(c);
+    write_vector(c, file.get(), lcpl.get(), "/potential", r.potential);
+    if (!r.field_x.empty()) {
+      write_vector(c, file.get(), lcpl.get(), "/field/x", r.field_x);
+      write_vector(c, file.get(), lcpl.get(), "/field/y", r.field_y);
+    }
+    Hid root = c.own(H5Gopen2(file.get(), "/", H5P_DEFAULT), H5Gclose, "cannot open root group");
+    for (const auto& [key, value] : r.attributes) write_attribute(c, root.get(), key, value);
+  }
+  finish_file(c, &file);
+}
+
+ResultFile hdf5_read_result(const std::string& path) {
+  const Ctx c{path};
+  Hid file = open_file(c);
+  ResultFile r;
+  const bool field = exists(file.get(), "/field");
+  auto v = read_vectors(c, file.get(),
+                        field ? std::vector<std::string>{"/potential", "/field/x", "/field/y"}
+                              : std::vector<std::string>{"/potential"},
+                        Check::kNone);
+  r.potential = std::move(v[0]);
+  if (field) {
+    r.field_x = std::move(v[1]);
+    r.field_y = std::move(v[2]);
+  }
+  Hid root = c.own(H5Gopen2(file.get(), "/", H5P_DEFAULT), H5Gclose, "cannot open root group");
+  std::vector<std::string> keys;
+  c.check(H5Aiterate2(root.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name, &keys),
+          "cannot list the attributes");
+  for (const std::string& key : keys) {
+    AttrValue value;
+    if (read_attribute(c, root.get(), key, &value)) r.attributes[key] = value;
+  }
+  return r;
+}
+
+}  // namespace mlfma2d::io_detail

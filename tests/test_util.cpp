@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
 namespace mlfma2d::testing {
@@ -33,6 +34,10 @@ std::string temp_dir() {
     auto p = std::filesystem::temp_directory_path() /
              ("mlfma2d-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(p);
+    std::atexit([] {  // leave nothing behind in /tmp
+      std::error_code ec;
+      std::filesystem::remove_all(temp_dir(), ec);
+    });
     return p.string();
   }();
   return dir;

@@ -1,0 +1,67 @@
+#pragma once
+/// \file report.hpp
+/// The run report of the command-line program: one plain struct, printed as text or JSON and
+/// written as result-file attributes by the same code, so the three never disagree. Kept free of
+/// the option parser so that a multi-back-end `compare` command can build several and tabulate.
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mlfma2d/io.hpp"
+#include "mlfma2d/mlfma2d.hpp"
+
+namespace mlfma2d::app {
+
+/// \brief Accuracy of one run against direct summation.
+struct Verification {
+  bool done = false;
+  bool sampled = false;       ///< checked at a random sample of targets, not all
+  std::size_t n_checked = 0;  ///< targets compared
+  double rel_l2 = 0;          ///< potential: relative L2 error
+  double max_abs = 0;         ///< potential: largest absolute error
+  bool has_field = false;     ///< the field was computed and compared
+  double field_rel_l2 = 0;    ///< field: relative L2 error over the 2-vector (E_x, E_y)
+  double field_max_abs = 0;   ///< field: largest |E - E_ref| (Euclidean)
+  double direct_seconds = 0;  ///< wall time of the reference direct sum
+};
+
+/// \brief Everything one evaluate run reports.
+struct RunReport {
+  std::string input;          ///< source file (as given, or the bundled data set's path)
+  std::string targets_input;  ///< separate target file, empty when none
+  std::string output;         ///< result file, empty when none
+  Options options;            ///< as requested (terms = 0 means "derived from eps")
+  int threads_used = 0;       ///< OpenMP threads actually used
+  TreeStats stats;
+  Timings timings;             ///< of the evaluation with the median total
+  int repeat = 1;              ///< evaluations run
+  std::vector<double> totals;  ///< total seconds of every evaluation, in run order
+  std::vector<std::string> warnings;
+  Verification verification;
+};
+
+/// \brief One row of the phase table: label for text, key for JSON and attributes.
+struct PhaseRow {
+  const char* label;  ///< e.g. "near kernel"
+  const char* key;    ///< e.g. "near_kernel"
+  double Timings::*seconds;
+};
+/// \brief The timed phases in report order (tree ... total).
+const std::vector<PhaseRow>& phase_rows();
+
+/// \brief Near-field pairs per second: near_pairs / near kernel time (near total when the kernel
+/// time is 0); 0 when neither was timed.
+double pairs_per_second(const RunReport& report);
+
+/// \brief The report as one JSON object (keys documented in --help and the README).
+nlohmann::json to_json(const RunReport& report);
+/// \brief The report as human-readable text, ending with a newline.
+std::string to_text(const RunReport& report);
+/// \brief Result-file attributes: every parameter, tree figure, timing (timing_<phase>, seconds),
+/// verification figures and the version.
+std::map<std::string, AttrValue> to_attributes(const RunReport& report);
+
+}  // namespace mlfma2d::app

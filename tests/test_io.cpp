@@ -1,0 +1,709 @@
+// Tests of io/: HDF5 and CSV round trips, the error messages, atomic writes, the generators.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "mlfma2d/io.hpp"
+#include "tests/test_util.hpp"
+
+namespace mlfma2d {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::temp_dir;
+
+// A fresh path in the test folder (any earlier file of that name removed).
+std::string path_of(const std::string& name) {
+  const std::string p = (fs::path(temp_dir()) / name).string();
+  fs::remove_all(p);
+  return p;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Bit-for-bit equality, so -0.0 and NaN payloads count too.
+::testing::AssertionResult same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) {
+    return ::testing::AssertionFailure() << "sizes " << a.size() << " vs " << b.size();
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) {
+      return ::testing::AssertionFailure() << "entry " << i << ": " << a[i] << " vs " << b[i];
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Runs f, expecting exception E whose message contains every one of `parts`.
+template <class E>
+void expect_error(const std::function<void()>& f, const std::vector<std::string>& parts) {
+  try {
+    f();
+    ADD_FAILURE() << "no exception; expected one mentioning '" << parts.front() << "'";
+  } catch (const E& e) {
+    for (const auto& part : parts) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+          << "message '" << e.what() << "' lacks '" << part << "'";
+    }
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what();
+  }
+}
+
+void expect_read_error(const std::string& path, const std::vector<std::string>& parts) {
+  expect_error<IoError>([&] { read_points(path); }, parts);
+}
+
+// Values that a sloppy text or type conversion would change.
+std::vector<double> awkward(std::size_t n, double shift) {
+  std::vector<double> v = {-0.0, 1.0 / 3.0, 1e-310, -1.7976931348623157e308, 0.1 + shift};
+  for (std::size_t i = v.size(); i < n; ++i) v.push_back(std::sin(1.0 + i + shift) * 1e3);
+  return v;
+}
+
+PointSet sample_points(bool targets) {
+  PointSet p;
+  p.x = awkward(20, 0.1);
+  p.y = awkward(20, 0.2);
+  p.q = awkward(20, 0.3);
+  if (targets) {
+    p.tx = awkward(7, 0.4);
+    p.ty = awkward(7, 0.5);
+  }
+  return p;
+}
+
+void expect_same_points(const PointSet& a, const PointSet& b) {
+  EXPECT_TRUE(same_bits(a.x, b.x));
+  EXPECT_TRUE(same_bits(a.y, b.y));
+  EXPECT_TRUE(same_bits(a.q, b.q));
+  EXPECT_TRUE(same_bits(a.tx, b.tx));
+  EXPECT_TRUE(same_bits(a.ty, b.ty));
+}
+
+// Names of leftover temporary files in the test folder.
+std::vector<std::string> leftovers() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(temp_dir())) {
+    if (e.path().filename().string().find(".tmp-") != std::string::npos) {
+      names.push_back(e.path().string());
+    }
+  }
+  return names;
+}
+
+// --- Small HDF5 files built by hand, for the malformed cases.
+class H5Writer {
+ public:
+  explicit H5Writer(const std::string& path)
+      : file_(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) {
+    lcpl_ = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl_, 1);
+  }
+  ~H5Writer() {
+    H5Pclose(lcpl_);
+    H5Fclose(file_);
+  }
+  // A dataset of doubles with shape `dims`, stored as `file_type`.
+  void numbers(const std::string& name, const std::vector<double>& v,
+               std::vector<hsize_t> dims = {}, hid_t file_type = H5T_IEEE_F64LE) {
+    if (dims.empty()) dims = {v.size()};
+    const hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+    const hid_t ds =
+        H5Dcreate2(file_, name.c_str(), file_type, space, lcpl_, H5P_DEFAULT, H5P_DEFAULT);
+    if (!v.empty()) H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+    H5Dclose(ds);
+    H5Sclose(space);
+  }
+  void text(const std::string& name, std::size_t n) {
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, 8);
+    const hsize_t dims = n;
+    const hid_t space = H5Screate_simple(1, &dims, nullptr);
+    const hid_t ds = H5Dcreate2(file_, name.c_str(), type, space, lcpl_, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dclose(ds);
+    H5Sclose(space);
+    H5Tclose(type);
+  }
+  // A fixed-length (not variable-length) string attribute on the root group.
+  void fixed_string_attribute(const std::string& key, const std::string& value) {
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, value.size());
+    H5Tset_strpad(type, H5T_STR_NULLPAD);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t attr = H5Acreate2(file_, key.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(attr, type, value.data());
+    H5Aclose(attr);
+    H5Sclose(space);
+    H5Tclose(type);
+  }
+  void sources(std::size_t n) {
+    numbers("/sources/x", std::vector<double>(n, 0.25));
+    numbers("/sources/y", std::vector<double>(n, 0.5));
+    numbers("/sources/q", std::vector<double>(n, 1.0));
+  }
+
+ private:
+  hid_t file_;
+  hid_t lcpl_;
+};
+
+// Every HDF5 file, dataset, group and attribute handle the library opened has been closed.
+void expect_no_open_hdf5_objects() {
+  EXPECT_EQ(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
+}
+
+double h5_number_attribute(const std::string& path, const std::string& key) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t attr = H5Aopen(file, key.c_str(), H5P_DEFAULT);
+  const hid_t type = H5Aget_type(attr);
+  EXPECT_EQ(H5Tget_class(type), H5T_FLOAT);
+  EXPECT_EQ(H5Tget_size(type), 8u);
+  double v = std::numeric_limits<double>::quiet_NaN();
+  H5Aread(attr, H5T_NATIVE_DOUBLE, &v);
+  H5Tclose(type);
+  H5Aclose(attr);
+  H5Fclose(file);
+  return v;
+}
+
+// ------------------------------------------------------------------ format_of
+
+TEST(FormatOf, ByExtensionIgnoringCase) {
+  EXPECT_EQ(format_of("a.h5"), FileFormat::Hdf5);
+  EXPECT_EQ(format_of("dir.csv/a.HDF5"), FileFormat::Hdf5);
+  EXPECT_EQ(format_of("A.H5"), FileFormat::Hdf5);
+  EXPECT_EQ(format_of("x/b.Csv"), FileFormat::Csv);
+  expect_error<InvalidInput>([] { format_of("foo.txt"); },
+                             {"cannot tell the format of 'foo.txt': use .h5, .hdf5 or .csv"});
+  expect_error<InvalidInput>([] { format_of("h5"); }, {"'h5'"});
+  expect_error<InvalidInput>([] { read_points("points.dat"); }, {"points.dat"});
+}
+
+// ------------------------------------------------------------------ round trips
+
+TEST(RoundTrip, Hdf5PointsWithAndWithoutTargets) {
+  for (bool targets : {false, true}) {
+    const std::string path = path_of("points.h5");
+    const PointSet p = sample_points(targets);
+    write_points(path, p);
+    expect_same_points(read_points(path), p);
+    std::vector<double> tx, ty;
+    read_targets(path, &tx, &ty);
+    EXPECT_TRUE(same_bits(tx, targets ? p.tx : p.x));  // no /targets: the sources are targets
+    EXPECT_TRUE(same_bits(ty, targets ? p.ty : p.y));
+  }
+  expect_no_open_hdf5_objects();
+}
+
+TEST(RoundTrip, CsvPoints) {
+  const std::string path = path_of("points.csv");
+  const PointSet p = sample_points(false);
+  write_points(path, p);
+  EXPECT_EQ(read_file(path).substr(0, 6), "x,y,q\n");
+  expect_same_points(read_points(path), p);
+  std::vector<double> tx, ty;
+  read_targets(path, &tx, &ty);  // the q column is ignored
+  EXPECT_TRUE(same_bits(tx, p.x));
+  EXPECT_TRUE(same_bits(ty, p.y));
+}
+
+TEST(RoundTrip, CsvCannotHoldSeparateTargets) {
+  const std::string path = path_of("targets.csv");
+  expect_error<InvalidInput>([&] { write_points(path, sample_points(true)); }, {path, ".h5"});
+  EXPECT_FALSE(fs::exists(path));
+}
+
+TEST(RoundTrip, GeneratedPointsThroughBothFormats) {
+  for (const std::string name : {"gen.h5", "gen.csv"}) {
+    const std::string path = path_of(name);
+    const PointSet p = generate_points("clusters", 1000, 3);
+    write_points(path, p);
+    expect_same_points(read_points(path), p);
+  }
+}
+
+ResultFile sample_result(bool field) {
+  ResultFile r;
+  r.tx = awkward(9, 1.0);
+  r.ty = awkward(9, 2.0);
+  r.potential = awkward(9, 3.0);
+  r.potential[8] = std::numeric_limits<double>::infinity();  // results may hold non-finite values
+  if (field) {
+    r.field_x = awkward(9, 4.0);
+    r.field_y = awkward(9, 5.0);
+  }
+  r.attributes = {{"eps", 1e-10},
+                  {"levels", 7.0},
+                  {"backend", "indexing"},
+                  {"note", "two words"},
+                  {"time_s", 0.123456789012345678}};
+  return r;
+}
+
+void expect_attributes(const ResultFile& got, const ResultFile& want) {
+  ASSERT_EQ(got.attributes.size(), want.attributes.size());
+  for (const auto& [key, value] : want.attributes) {
+    ASSERT_EQ(got.attributes.count(key), 1u) << key;
+    const AttrValue& g = got.attributes.at(key);
+    EXPECT_EQ(g.is_string, value.is_string) << key;
+    if (value.is_string) {
+      EXPECT_EQ(g.text, value.text) << key;
+    } else {
+      EXPECT_TRUE(same_bits({g.number}, {value.number})) << key;
+    }
+  }
+}
+
+TEST(RoundTrip, Hdf5Result) {
+  for (bool field : {false, true}) {
+    const std::string path = path_of("result.h5");
+    const ResultFile r = sample_result(field);
+    write_result(path, r);
+    const ResultFile back = read_result(path);
+    EXPECT_TRUE(same_bits(back.potential, r.potential));
+    EXPECT_TRUE(same_bits(back.field_x, r.field_x));
+    EXPECT_TRUE(same_bits(back.field_y, r.field_y));
+    expect_attributes(back, r);
+    // Numbers are float64 scalars on the root group, readable by any HDF5 tool.
+    EXPECT_EQ(h5_number_attribute(path, "eps"), 1e-10);
+    EXPECT_EQ(h5_number_attribute(path, "levels"), 7.0);
+  }
+  expect_no_open_hdf5_objects();
+}
+
+TEST(RoundTrip, CsvResult) {
+  for (bool field : {false, true}) {
+    const std::string path = path_of("result.csv");
+    const ResultFile r = sample_result(field);
+    write_result(path, r);
+    const std::string text = read_file(path);
+    EXPECT_NE(text.find("# backend = indexing\n"), std::string::npos);
+    EXPECT_NE(text.find(field ? "\nx,y,potential,field_x,field_y\n" : "\nx,y,potential\n"),
+              std::string::npos);
+    const ResultFile back = read_result(path);
+    EXPECT_TRUE(same_bits(back.tx, r.tx));
+    EXPECT_TRUE(same_bits(back.ty, r.ty));
+    EXPECT_TRUE(same_bits(back.potential, r.potential));
+    EXPECT_TRUE(same_bits(back.field_x, r.field_x));
+    EXPECT_TRUE(same_bits(back.field_y, r.field_y));
+    expect_attributes(back, r);
+  }
+}
+
+TEST(RoundTrip, ResultSizesMustAgree) {
+  ResultFile r = sample_result(true);
+  r.field_y.pop_back();
+  expect_error<InvalidInput>([&] { write_result(path_of("bad.h5"), r); }, {"bad.h5", "field"});
+  r = sample_result(false);
+  r.tx.clear();  // CSV needs the target coordinates
+  expect_error<InvalidInput>([&] { write_result(path_of("bad.csv"), r); }, {"bad.csv"});
+}
+
+// ------------------------------------------------------------------ HDF5 input
+
+TEST(Hdf5Input, AcceptsOtherNumericTypes) {
+  const std::string path = path_of("ints.h5");
+  {
+    H5Writer w(path);
+    w.numbers("/sources/x", {1, 2, 3}, {}, H5T_STD_I32LE);
+    w.numbers("/sources/y", {0.5, 0.25, 0.125}, {}, H5T_IEEE_F32LE);
+    w.numbers("/sources/q", {-1, 0, 1}, {}, H5T_STD_I64BE);
+  }
+  const PointSet p = read_points(path);
+  EXPECT_EQ(p.x, (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(p.y, (std::vector<double>{0.5, 0.25, 0.125}));
+  EXPECT_EQ(p.q, (std::vector<double>{-1, 0, 1}));
+  EXPECT_FALSE(p.has_targets());
+}
+
+TEST(Hdf5Input, ReadsFixedLengthStringAttributes) {
+  const std::string path = path_of("fixed.h5");
+  {
+    H5Writer w(path);
+    w.numbers("/potential", {1.5});
+    w.fixed_string_attribute("solver", "mlfma2d");
+  }
+  const ResultFile r = read_result(path);
+  ASSERT_EQ(r.attributes.count("solver"), 1u);
+  EXPECT_EQ(r.attributes.at("solver").text, "mlfma2d");
+  EXPECT_TRUE(r.field_x.empty());
+  expect_no_open_hdf5_objects();
+}
+
+TEST(Hdf5Input, ErrorsNameFileAndDataset) {
+  const std::string missing = path_of("missing.h5");
+  expect_read_error(missing, {missing + ": no such file"});
+  expect_error<IoError>([&] { read_result(missing); }, {missing});
+
+  const std::string text = path_of("text.h5");
+  write_file(text, "x,y,q\n1,2,3\n");
+  expect_read_error(text, {text + ": not an HDF5 file"});
+  const std::string empty = path_of("empty.h5");
+  write_file(empty, "");
+  expect_read_error(empty, {empty});
+
+  const std::string folder = path_of("folder.h5");
+  fs::create_directory(folder);
+  expect_read_error(folder, {folder, "directory"});
+
+  // One malformed file per case, each with the words its message must contain.
+  struct Case {
+    std::string name;
+    std::function<void(H5Writer&)> build;
+    std::vector<std::string> words;
+  };
+  const std::vector<Case> cases = {
+      {"noq.h5",
+       [](H5Writer& w) {
+         w.numbers("/sources/x", {1, 2});
+         w.numbers("/sources/y", {1, 2});
+       },
+       {": dataset /sources/q not found"}},
+      {"nosources.h5",
+       [](H5Writer& w) { w.numbers("/other", {1}); },
+       {": dataset /sources/x not found"}},
+      {"lengths.h5",
+       [](H5Writer& w) {
+         w.numbers("/sources/x", std::vector<double>(100, 0.5));
+         w.numbers("/sources/y", std::vector<double>(100, 0.5));
+         w.numbers("/sources/q", std::vector<double>(99, 0.5));
+       },
+       {": /sources/x has 100 entries but /sources/q has 99"}},
+      {"rank2.h5",
+       [](H5Writer& w) {
+         w.numbers("/sources/x", {1, 2, 3, 4}, {2, 2});
+         w.numbers("/sources/y", {1, 2, 3, 4});
+         w.numbers("/sources/q", {1, 2, 3, 4});
+       },
+       {": /sources/x is 2-dimensional, expected 1-dimensional"}},
+      {"string.h5",
+       [](H5Writer& w) {
+         w.numbers("/sources/x", {1, 2});
+         w.text("/sources/y", 2);
+         w.numbers("/sources/q", {1, 2});
+       },
+       {": /sources/y has string type"}},
+      {"nan.h5",
+       [](H5Writer& w) {
+         w.numbers("/sources/x", {1, 2, 3});
+         w.numbers("/sources/y", {1, std::nan(""), 3});
+         w.numbers("/sources/q", {1, 2, 3});
+       },
+       {": /sources/y[1] is NaN"}},
+      {"inf.h5",
+       [](H5Writer& w) {
+         w.numbers("/sources/x", {1, 2, 3});
+         w.numbers("/sources/y", {1, 2, 3});
+         w.numbers("/sources/q", {1, 2, -HUGE_VAL});
+       },
+       {": /sources/q[2] is infinite"}},
+      {"zero.h5", [](H5Writer& w) { w.sources(0); }, {": /sources/x is empty"}},
+      {"zerotargets.h5",
+       [](H5Writer& w) {
+         w.sources(3);
+         w.numbers("/targets/x", {});
+         w.numbers("/targets/y", {});
+       },
+       {": /targets/x is empty"}},
+      {"targety.h5",
+       [](H5Writer& w) {
+         w.sources(3);
+         w.numbers("/targets/x", {1});
+       },
+       {": dataset /targets/y not found"}},
+      {"targetlengths.h5",
+       [](H5Writer& w) {
+         w.sources(3);
+         w.numbers("/targets/x", {1, 2});
+         w.numbers("/targets/y", {1});
+       },
+       {": /targets/x has 2 entries but /targets/y has 1"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = path_of(c.name);
+    {
+      H5Writer w(path);
+      c.build(w);
+    }
+    std::vector<std::string> words = c.words;
+    words[0] = path + words[0];
+    expect_read_error(path, words);
+  }
+  // read_targets judges the datasets it reads.
+  const std::string bad_targets = path_of("targetlengths.h5");
+  {
+    H5Writer w(bad_targets);
+    w.sources(3);
+    w.numbers("/targets/x", {1, 2});
+    w.numbers("/targets/y", {1});
+  }
+  std::vector<double> tx, ty;
+  expect_error<IoError>([&] { read_targets(bad_targets, &tx, &ty); },
+                        {bad_targets, "/targets/x has 2 entries but /targets/y has 1"});
+  expect_error<IoError>([&] { read_result(bad_targets); },
+                        {bad_targets, "dataset /potential not found"});
+  expect_no_open_hdf5_objects();
+}
+
+TEST(Hdf5Input, UnreadableFile) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads any file";
+  const std::string path = path_of("locked.h5");
+  write_points(path, sample_points(false));
+  fs::permissions(path, fs::perms::none);
+  expect_read_error(path, {path, "cannot read"});
+  fs::permissions(path, fs::perms::owner_all);
+}
+
+// ------------------------------------------------------------------ CSV input
+
+TEST(CsvInput, BlankLinesCommentsCrlfWhitespaceAndColumnOrder) {
+  const std::string path = path_of("loose.csv");
+  write_file(path,
+             "# written by hand\r\n"
+             "\r\n"
+             "  q , x,y \r\n"
+             "1.5, 0.25 ,0.5\r\n"
+             "   # a comment between rows\n"
+             "\n"
+             "\t\n"
+             "-2,1e-3,  7\n"
+             "3,4,5");  // no final line break
+  const PointSet p = read_points(path);
+  EXPECT_EQ(p.x, (std::vector<double>{0.25, 1e-3, 4}));
+  EXPECT_EQ(p.y, (std::vector<double>{0.5, 7, 5}));
+  EXPECT_EQ(p.q, (std::vector<double>{1.5, -2, 3}));
+}
+
+TEST(CsvInput, TargetsNeedOnlyXY) {
+  const std::string path = path_of("targets.csv");
+  write_file(path, "y,x\n1,2\n3,4\n");
+  std::vector<double> tx, ty;
+  read_targets(path, &tx, &ty);
+  EXPECT_EQ(tx, (std::vector<double>{2, 4}));
+  EXPECT_EQ(ty, (std::vector<double>{1, 3}));
+  // ... but read_points needs q.
+  expect_read_error(path, {path, "line 1", "'q'"});
+}
+
+TEST(CsvInput, ErrorsNameFileLineAndColumn) {
+  const std::string missing = path_of("missing.csv");
+  expect_read_error(missing, {missing + ": no such file"});
+
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"x,y,q\n1,2,3\n\n# c\n4,5,6\n0,0,0\n7,8,abc\n",
+       {": line 7, column q: 'abc' is not a number"}},
+      {"x,y,q\n1,2,3\n1,2\n", {": line 3: expected 3 fields, found 2"}},
+      {"x,y,q\n1,2,3,4\n", {": line 2: expected 3 fields, found 4"}},
+      {"1,2,3\n4,5,6\n", {": missing header line 'x,y,q'"}},
+      {"", {": missing header line 'x,y,q'"}},
+      {"# only a comment\n\n", {": missing header line 'x,y,q'"}},
+      {"x,y,q\n", {": no data rows"}},
+      {"x,y,q\n1,nan,3\n", {": line 2, column y: 'nan' is not finite"}},
+      {"q,x,y\n1,2,inf\n", {": line 2, column y: 'inf' is not finite"}},
+      {"x,y,q\n1,2,1e999\n", {": line 2, column q: '1e999' is not finite"}},
+      {"x,y,q\n1,2,3x\n", {": line 2, column q: '3x' is not a number"}},
+      {"x,y,q\n1,,3\n", {": line 2, column y: '' is not a number"}},
+      {"x,y,z\n1,2,3\n", {": line 1: unknown column 'z'"}},
+      {"x,y,q,w\n1,2,3,4\n", {": line 1: unknown column 'w'"}},
+      {"x,y,x\n1,2,3\n", {": line 1: column 'x' appears twice"}},
+      {"x,y\n1,2\n", {": line 1: header lacks column 'q'"}},
+      {std::string("x,y,q\n1,2\0,3\n", 13), {": not a CSV text file"}},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i].first);
+    const std::string path = path_of("bad" + std::to_string(i) + ".csv");
+    write_file(path, cases[i].first);
+    std::vector<std::string> words = cases[i].second;
+    words[0] = path + words[0];
+    expect_read_error(path, words);
+  }
+
+  // An HDF5 file named .csv is caught by its content.
+  const std::string h5 = path_of("really_h5.csv");
+  {
+    H5Writer w(h5);
+    w.sources(2);
+  }
+  expect_read_error(h5, {h5 + ": not a CSV text file"});
+}
+
+TEST(CsvInput, ResultWithOneFieldColumnIsAnError) {
+  const std::string path = path_of("halffield.csv");
+  write_file(path, "x,y,potential,field_x\n1,2,3,4\n");
+  expect_error<IoError>([&] { read_result(path); }, {path, "field_y"});
+}
+
+// ------------------------------------------------------------------ atomic writes
+
+TEST(AtomicWrite, MissingFolderLeavesNothing) {
+  const std::string path = path_of("no_such_folder") + "/x.h5";
+  expect_error<IoError>([&] { write_points(path, sample_points(false)); },
+                        {"cannot write '" + path + "': No such file or directory"});
+  expect_error<IoError>([&] { write_result(path, sample_result(true)); }, {path});
+  const std::string csv = path_of("no_such_folder") + "/x.csv";
+  expect_error<IoError>([&] { write_points(csv, sample_points(false)); }, {csv});
+  EXPECT_FALSE(fs::exists(fs::path(path).parent_path()));
+}
+
+TEST(AtomicWrite, DirectoryInTheWayIsLeftAlone) {
+  for (const std::string name : {"dir.h5", "dir.csv"}) {
+    const std::string path = path_of(name);
+    fs::create_directory(path);
+    write_file(path + "/inside", "keep");
+    expect_error<IoError>([&] { write_points(path, sample_points(false)); },
+                          {"cannot write '" + path + "'"});
+    expect_error<IoError>([&] { write_result(path, sample_result(true)); }, {path});
+    EXPECT_TRUE(fs::is_directory(path));
+    EXPECT_EQ(read_file(path + "/inside"), "keep");
+  }
+  EXPECT_TRUE(leftovers().empty());
+}
+
+TEST(AtomicWrite, FailedWriteLeavesExistingFileUntouched) {
+  for (const std::string name : {"keep.h5", "keep.csv"}) {
+    const std::string path = path_of(name);
+    write_file(path, "old contents");
+    // Fails before writing: sizes disagree.
+    PointSet bad = sample_points(false);
+    bad.q.pop_back();
+    expect_error<InvalidInput>([&] { write_points(path, bad); }, {path});
+    EXPECT_EQ(read_file(path), "old contents");
+  }
+  // Fails part-way through writing the HDF5 file: an attribute name HDF5 refuses.
+  const std::string path = path_of("keep.h5");
+  write_file(path, "old contents");
+  ResultFile r = sample_result(true);
+  r.attributes[""] = 1.0;
+  expect_error<IoError>([&] { write_result(path, r); }, {"cannot write '" + path + "'", "''"});
+  EXPECT_EQ(read_file(path), "old contents");
+  EXPECT_TRUE(leftovers().empty());
+  expect_no_open_hdf5_objects();
+}
+
+TEST(AtomicWrite, ReplacesExistingFile) {
+  const std::string path = path_of("replace.csv");
+  write_file(path, "old contents");
+  write_points(path, sample_points(false));
+  expect_same_points(read_points(path), sample_points(false));
+  EXPECT_TRUE(leftovers().empty());
+}
+
+// ------------------------------------------------------------------ generators
+
+// Whether (x, y) lies in the stated region of `shape` (contours to rounding).
+bool inside(const std::string& shape, double x, double y) {
+  const double dx = x - 0.5, dy = y - 0.5;
+  const bool square = x >= 0 && x <= 1 && y >= 0 && y <= 1;
+  if (shape == "uniform" || shape == "clusters") return square;
+  if (shape == "disk") return dx * dx + dy * dy <= 0.25;
+  if (shape == "lshape") return square && !(x > 0.5 && y > 0.5);
+  if (shape == "circle") return std::abs(std::hypot(dx, dy) - 0.5) < 1e-12;
+  if (shape == "ellipse") return std::abs(dx * dx / 0.25 + dy * dy / 0.04 - 1) < 1e-12;
+  if (shape == "strips") {
+    return x >= 0 && x <= 1 && ((y >= 0.40 && y <= 0.41) || (y >= 0.59 && y <= 0.60));
+  }
+  return false;
+}
+
+TEST(Generators, ShapesInOrder) {
+  EXPECT_EQ(point_set_shapes(), (std::vector<std::string>{"uniform", "disk", "lshape", "circle",
+                                                          "ellipse", "strips", "clusters"}));
+}
+
+TEST(Generators, EveryShapeInsideItsRegionAndDeterministic) {
+  for (const std::string& shape : point_set_shapes()) {
+    SCOPED_TRACE(shape);
+    for (std::size_t n : {1, 2, 7, 5000}) {
+      const PointSet p = generate_points(shape, n, 11);
+      ASSERT_EQ(p.x.size(), n);
+      ASSERT_EQ(p.y.size(), n);
+      ASSERT_EQ(p.q.size(), n);
+      EXPECT_FALSE(p.has_targets());
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_TRUE(inside(shape, p.x[i], p.y[i])) << i << ": " << p.x[i] << ", " << p.y[i];
+        ASSERT_TRUE(p.q[i] >= 0 && p.q[i] < 1) << p.q[i];
+      }
+      expect_same_points(generate_points(shape, n, 11), p);
+    }
+    const PointSet a = generate_points(shape, 100, 1), b = generate_points(shape, 100, 2);
+    EXPECT_NE(a.x, b.x);
+    EXPECT_NE(a.q, b.q);
+  }
+}
+
+TEST(Generators, ShapeFeatures) {
+  const std::size_t n = 4001;
+  const PointSet s = generate_points("strips", n, 5);
+  std::size_t lower = 0;
+  for (double y : s.y) lower += y < 0.5;
+  EXPECT_EQ(lower, (n + 1) / 2);
+
+  const PointSet l = generate_points("lshape", n, 5);
+  std::size_t left = 0;
+  for (double x : l.x) left += x < 0.5;
+  EXPECT_NEAR(static_cast<double>(left) / n, 2.0 / 3.0, 0.05);  // 2 of the L's 3 quarters
+
+  // Random angles: a quarter of the contour points in each quadrant.
+  for (const std::string shape : {"circle", "ellipse"}) {
+    const PointSet e = generate_points(shape, n, 5);
+    std::vector<int> quadrant(4, 0);
+    for (std::size_t i = 0; i < n; ++i) ++quadrant[(e.x[i] < 0.5) + 2 * (e.y[i] < 0.5)];
+    for (int count : quadrant) EXPECT_NEAR(count, n / 4.0, 0.05 * n) << shape;
+  }
+
+  // Clusters occupy a small part of the plate: far fewer cells of a 20 x 20 grid than uniform.
+  const auto cells_used = [](const PointSet& p) {
+    std::set<int> cells;
+    for (std::size_t i = 0; i < p.x.size(); ++i) {
+      cells.insert(static_cast<int>(p.x[i] * 20) * 21 + static_cast<int>(p.y[i] * 20));
+    }
+    return cells.size();
+  };
+  const std::size_t clustered = cells_used(generate_points("clusters", n, 5));
+  const std::size_t spread = cells_used(generate_points("uniform", n, 5));
+  EXPECT_LT(clustered, spread / 2) << clustered << " vs " << spread;
+}
+
+TEST(Generators, UniformTransformIsPinned) {
+  // The documented transform of raw mt19937_64 draws, independent of the standard library.
+  std::mt19937_64 engine(42);
+  const double x = static_cast<double>(engine() >> 11) * 0x1.0p-53;
+  const double y = static_cast<double>(engine() >> 11) * 0x1.0p-53;
+  const double q = static_cast<double>(engine() >> 11) * 0x1.0p-53;
+  const PointSet p = generate_points("uniform", 3, 42);
+  EXPECT_EQ(p.x[0], x);
+  EXPECT_EQ(p.y[0], y);
+  EXPECT_EQ(p.q[0], q);
+}
+
+TEST(Generators, BadArguments) {
+  expect_error<InvalidInput>([] { generate_points("triangle", 10); },
+                             {"'triangle'",
+                              "uniform, disk, lshape, circle, ellipse, strips, "
+                              "clusters"});
+  expect_error<InvalidInput>([] { generate_points("disk", 0); }, {"n must be at least 1"});
+}
+
+}  // namespace
+}  // namespace mlfma2d
