@@ -30,36 +30,85 @@ std::array<int, 2> m2l_offset(int index) {
 
 namespace {
 
-// Index of the box at (ix + dx, iy + dy) on a level with `side` boxes per side, or -1.
-std::int32_t neighbour(const Level& lv, BoxCoord c, int dx, int dy, std::int64_t side) {
-  const std::int64_t nx = std::int64_t(c.ix) + dx, ny = std::int64_t(c.iy) + dy;
-  if (nx < 0 || ny < 0 || nx >= side || ny >= side) return -1;
-  return lv.find(morton_encode(std::uint32_t(nx), std::uint32_t(ny)));
+// Colleagues of every box of one level: the box itself and its up to 8 adjacent boxes at the
+// same level (stored boxes only), in Morton order; unused slots are -1.
+using Colleagues = std::vector<std::array<std::int32_t, 9>>;
+
+// Walks level l top-down from the colleagues of level l-1: the colleagues of b and its
+// interaction list are exactly the children of its parent's colleagues -- adjacent ones are
+// colleagues, the others (at most 27) the interaction list. No searching is needed.
+// Interaction pairs (b with targets, child with sources) go to per-chunk buckets per offset,
+// concatenated in chunk order: deterministic for a thread count.
+void walk_level(const Tree& tree, int l, const Colleagues& up_coll, int threads,
+                Colleagues* coll, M2LLevel* m2l) {
+  const Level& lv = tree.level[l];
+  const Level& up = tree.level[l - 1];
+  const int chunks = std::max(1, threads > 0 ? threads : omp_get_max_threads());
+  const bool lists = m2l != nullptr;
+  std::vector<std::vector<std::vector<std::int32_t>>> tgt(
+      lists ? chunks : 0, std::vector<std::vector<std::int32_t>>(kM2LOffsets)),
+      src = tgt;
+  const std::size_t nb = lv.size();
+  coll->assign(nb, {});
+#pragma omp parallel for num_threads(chunks) schedule(static, 1)
+  for (int c = 0; c < chunks; ++c) {
+    for (std::size_t b = nb * c / chunks; b < nb * (c + 1) / chunks; ++b) {
+      const BoxCoord bc = morton_decode(lv.key[b]);
+      auto& mine = (*coll)[b];
+      mine.fill(-1);
+      int n = 0;
+      for (std::int32_t q : up_coll[lv.parent[b]]) {
+        if (q < 0) break;
+        for (std::int32_t k = up.child_begin[q]; k < up.child_begin[q + 1]; ++k) {
+          const BoxCoord kc = morton_decode(lv.key[k]);
+          const int ox = int(kc.ix) - int(bc.ix), oy = int(kc.iy) - int(bc.iy);
+          const int o = m2l_offset_index(ox, oy);
+          if (o < 0) {
+            mine[n++] = k;  // adjacent (or b itself): near field
+          } else if (lists && lv.has_targets(b) && lv.has_sources(k)) {
+            tgt[c][o].push_back(std::int32_t(b));
+            src[c][o].push_back(k);
+          }
+        }
+      }
+      std::sort(mine.begin(), mine.begin() + n);  // Morton order: reads sweep forward
+    }
+  }
+  if (!lists) return;
+  m2l->begin.assign(kM2LOffsets + 1, 0);
+  for (int o = 0; o < kM2LOffsets; ++o) {
+    std::int64_t n = 0;
+    for (int c = 0; c < chunks; ++c) n += std::int64_t(tgt[c][o].size());
+    m2l->begin[o + 1] = m2l->begin[o] + n;
+  }
+  m2l->tgt.resize(m2l->begin[kM2LOffsets]);
+  m2l->src.resize(m2l->begin[kM2LOffsets]);
+  for (int o = 0; o < kM2LOffsets; ++o) {
+    std::int64_t at = m2l->begin[o];
+    for (int c = 0; c < chunks; ++c) {
+      std::copy(tgt[c][o].begin(), tgt[c][o].end(), m2l->tgt.begin() + at);
+      std::copy(src[c][o].begin(), src[c][o].end(), m2l->src.begin() + at);
+      at += std::int64_t(tgt[c][o].size());
+    }
+  }
 }
 
-// The E1 lists: for leaf b with targets, its adjacent leaves (and itself) that hold sources.
-void build_near(const Tree& tree, int threads, Plan* plan) {
+// The E1 lists: for each leaf with targets, its colleagues that hold sources.
+void build_near(const Tree& tree, const Colleagues& coll, int threads, Plan* plan) {
   const Level& leaf = tree.leaves();
-  const std::int64_t side = std::int64_t(1) << (tree.levels - 1);
   const std::size_t nb = leaf.size();
-  std::vector<std::array<std::int32_t, 9>> lists(nb);
   std::vector<std::int64_t> counts(nb + 1, 0);
   std::uint64_t pairs = 0;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : pairs)
   for (std::size_t b = 0; b < nb; ++b) {
     if (!leaf.has_targets(b)) continue;
-    const BoxCoord c = morton_decode(leaf.key[b]);
-    int n = 0;
-    std::int64_t sources = 0;
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx) {
-        const std::int32_t k = neighbour(leaf, c, dx, dy, side);
-        if (k >= 0 && leaf.has_sources(k)) {
-          lists[b][n++] = k;
-          sources += leaf.src_end[k] - leaf.src_begin[k];
-        }
-      }
-    std::sort(lists[b].begin(), lists[b].begin() + n);  // Morton order: reads sweep forward
+    std::int64_t n = 0, sources = 0;
+    for (std::int32_t k : coll[b]) {
+      if (k < 0) break;
+      if (!leaf.has_sources(k)) continue;
+      ++n;
+      sources += leaf.src_end[k] - leaf.src_begin[k];
+    }
     counts[b + 1] = n;
     pairs += std::uint64_t(sources) * std::uint64_t(leaf.tgt_end[b] - leaf.tgt_begin[b]);
   }
@@ -67,75 +116,31 @@ void build_near(const Tree& tree, int threads, Plan* plan) {
   plan->near_begin = counts;
   plan->near_box.resize(counts[nb]);
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::size_t b = 0; b < nb; ++b)
-    std::copy(lists[b].begin(), lists[b].begin() + (counts[b + 1] - counts[b]),
-              plan->near_box.begin() + counts[b]);
+  for (std::size_t b = 0; b < nb; ++b) {
+    if (!leaf.has_targets(b)) continue;
+    std::int64_t at = counts[b];
+    for (std::int32_t k : coll[b]) {
+      if (k < 0) break;
+      if (leaf.has_sources(k)) plan->near_box[at++] = k;
+    }
+  }
   plan->near_pairs = pairs;
-}
-
-// Interaction list of box b at level l: children of the neighbours of b's parent that are not
-// adjacent to b, kept only where b has targets and the child has sources.
-void build_m2l_level(const Tree& tree, int l, int threads, M2LLevel* out) {
-  const Level& lv = tree.level[l];
-  const Level& up = tree.level[l - 1];
-  const std::int64_t up_side = std::int64_t(1) << (l - 2);
-  const int nthreads = std::max(1, threads > 0 ? threads : omp_get_max_threads());
-  // Per-chunk buckets per offset, concatenated in chunk order: deterministic for a thread count.
-  std::vector<std::vector<std::vector<std::int32_t>>> tgt(
-      nthreads, std::vector<std::vector<std::int32_t>>(kM2LOffsets)),
-      src = tgt;
-  const std::size_t nb = lv.size();
-#pragma omp parallel for num_threads(nthreads) schedule(static, 1)
-  for (int c = 0; c < nthreads; ++c) {
-    for (std::size_t b = nb * c / nthreads; b < nb * (c + 1) / nthreads; ++b) {
-      if (!lv.has_targets(b)) continue;
-      const BoxCoord bc = morton_decode(lv.key[b]);
-      const std::int32_t p = lv.parent[b];
-      const BoxCoord pc = morton_decode(up.key[p]);
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          const std::int32_t q = neighbour(up, pc, dx, dy, up_side);
-          if (q < 0) continue;
-          for (std::int32_t k = up.child_begin[q]; k < up.child_begin[q + 1]; ++k) {
-            if (!lv.has_sources(k)) continue;
-            const BoxCoord kc = morton_decode(lv.key[k]);
-            const int ox = int(kc.ix) - int(bc.ix), oy = int(kc.iy) - int(bc.iy);
-            const int o = m2l_offset_index(ox, oy);
-            if (o < 0) continue;  // adjacent: near field
-            tgt[c][o].push_back(std::int32_t(b));
-            src[c][o].push_back(k);
-          }
-        }
-    }
-  }
-  out->begin.assign(kM2LOffsets + 1, 0);
-  for (int o = 0; o < kM2LOffsets; ++o) {
-    std::int64_t n = 0;
-    for (int c = 0; c < nthreads; ++c) n += std::int64_t(tgt[c][o].size());
-    out->begin[o + 1] = out->begin[o] + n;
-  }
-  out->tgt.resize(out->begin[kM2LOffsets]);
-  out->src.resize(out->begin[kM2LOffsets]);
-  for (int o = 0; o < kM2LOffsets; ++o) {
-    std::int64_t at = out->begin[o];
-    for (int c = 0; c < nthreads; ++c) {
-      std::copy(tgt[c][o].begin(), tgt[c][o].end(), out->tgt.begin() + at);
-      std::copy(src[c][o].begin(), src[c][o].end(), out->src.begin() + at);
-      at += std::int64_t(tgt[c][o].size());
-    }
-  }
 }
 
 }  // namespace
 
 Plan build_plan(const Tree& tree, int threads) {
   Plan plan;
-  build_near(tree, threads, &plan);
   plan.m2l.resize(tree.levels + 1);
-  for (int l = 3; l <= tree.levels; ++l) {
-    build_m2l_level(tree, l, threads, &plan.m2l[l]);
+  Colleagues up(1), here;
+  up[0].fill(-1);
+  up[0][0] = 0;  // the root is its own only colleague
+  for (int l = 2; l <= tree.levels; ++l) {
+    walk_level(tree, l, up, threads, &here, l >= 3 ? &plan.m2l[l] : nullptr);
     plan.m2l_pairs += plan.m2l[l].tgt.size();
+    up.swap(here);
   }
+  build_near(tree, up, threads, &plan);
   return plan;
 }
 
