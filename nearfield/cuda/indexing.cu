@@ -1,1 +1,36 @@
-// placeholder: being written
+// The indexing kernel (paper Alg. 2): one thread per leaf box, data reached through the
+// index arrays of the seven-array SoA layout. No shared-memory tiling: this is the paper's
+// reference point.
+#include <cuda_runtime.h>
+
+#include "nearfield/cuda/cuda_common.hpp"
+#include "nearfield/cuda/kernels.hpp"
+
+namespace mlfma2d::cuda {
+
+namespace {
+
+constexpr int kBlock = 128;  // threads per block; one thread per box
+
+template <bool kField>
+__global__ void indexing_kernel(IndexingArrays a, NearFieldOut out) {
+  const std::int64_t box = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (box < a.boxes) indexing_box<kField>(a, box, out);
+}
+
+}  // namespace
+
+void launch_indexing(const IndexingArrays& arrays, const NearFieldOut& out, bool field,
+                     void* stream) {
+  if (arrays.boxes <= 0) return;
+  const auto blocks = static_cast<unsigned>((arrays.boxes + kBlock - 1) / kBlock);
+  auto s = static_cast<cudaStream_t>(stream);
+  if (field) {
+    indexing_kernel<true><<<blocks, kBlock, 0, s>>>(arrays, out);
+  } else {
+    indexing_kernel<false><<<blocks, kBlock, 0, s>>>(arrays, out);
+  }
+  check_launch("indexing_kernel", __FILE__, __LINE__);
+}
+
+}  // namespace mlfma2d::cuda

@@ -1,0 +1,417 @@
+// Host-side tests of the CUDA back ends' data collection (no GPU needed): the collected arrays,
+// walked on the host by the very per-thread bodies the kernels run, give the cpu back end's
+// sums; the repetition records have the documented stride and padding; the chunk planner
+// covers every target exactly once within its budget.
+#include <gtest/gtest.h>
+
+#ifdef MLFMA2D_WITH_CUDA
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "mlfma2d/errors.hpp"
+#include "mlfma2d/io.hpp"
+#include "nearfield/backend.hpp"
+#include "nearfield/cuda/collect.hpp"
+#include "nearfield/cuda/kernels.hpp"
+#include "solver/plan.hpp"
+#include "solver/tree.hpp"
+
+namespace mlfma2d {
+namespace {
+
+using cuda::Chunk;
+using cuda::ChunkCost;
+using cuda::ChunkPlan;
+
+/// A geometry with everything a back end needs; pointers in `problem` refer to this object,
+/// so it is not copied or moved after make_geometry.
+struct Geometry {
+  PointSet pts;
+  Tree tree;
+  Plan plan;
+  NearFieldProblem problem;
+  Geometry() = default;
+  Geometry(const Geometry&) = delete;
+  Geometry& operator=(const Geometry&) = delete;
+};
+
+/// `shape` sources (n points); separate targets = n/2 + 1 points of a "disk" when `separate`.
+void make_geometry(Geometry* g, const std::string& shape, std::size_t n, bool separate, int ct,
+                   int offset) {
+  g->pts = generate_points(shape, n, 11);
+  if (separate) {
+    const PointSet t = generate_points("disk", n / 2 + 1, 12);
+    g->pts.tx = t.x;
+    g->pts.ty = t.y;
+  }
+  g->tree = build_tree(g->pts.x, g->pts.y, g->pts.tx, g->pts.ty, ct, offset, nullptr, 0);
+  g->plan = build_plan(g->tree, 0);
+  NearFieldProblem& p = g->problem;
+  p.tree = &g->tree;
+  p.plan = &g->plan;
+  p.x = g->pts.x.data();
+  p.y = g->pts.y.data();
+  p.tx = separate ? g->pts.tx.data() : g->pts.x.data();
+  p.ty = separate ? g->pts.ty.data() : g->pts.y.data();
+}
+
+struct Sums {
+  std::vector<double> phi, ex, ey;
+};
+
+Sums cpu_reference(const Geometry& g, bool field) {
+  NearFieldProblem p = g.problem;
+  p.field = field;
+  auto cpu = make_cpu_backend();
+  cpu->setup(p);
+  const std::size_t nt = g.tree.n_targets();
+  Sums s{std::vector<double>(nt), std::vector<double>(field ? nt : 0),
+         std::vector<double>(field ? nt : 0)};
+  NearFieldTimings tm;
+  cpu->evaluate(g.pts.q.data(), s.phi.data(), field ? s.ex.data() : nullptr,
+                field ? s.ey.data() : nullptr, &tm);
+  return s;
+}
+
+/// max |a - b| / max |b|: the sums may differ in summation order only.
+double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double d = 0, m = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    d = std::max(d, std::abs(a[i] - b[i]));
+    m = std::max(m, std::abs(b[i]));
+  }
+  return m > 0 ? d / m : d;
+}
+
+constexpr std::size_t kNoCap = std::numeric_limits<std::size_t>::max();
+
+/// The indexing back end, with every device step replaced by its host equivalent.
+Sums walk_indexing(const Geometry& g, bool field, std::size_t max_targets,
+                   std::size_t* n_chunks = nullptr) {
+  const Tree& tree = g.tree;
+  const auto near = cuda::near_source_counts(tree, g.plan);
+  const ChunkPlan cp =
+      cuda::plan_chunks(tree, near, cuda::indexing_chunk_cost(), kNoCap, max_targets, "test");
+  if (n_chunks) *n_chunks = cp.chunks.size();
+  const std::size_t nt = tree.n_targets(), ns = tree.n_sources();
+  Sums s{std::vector<double>(nt, NAN), std::vector<double>(field ? nt : 0, NAN),
+         std::vector<double>(field ? nt : 0, NAN)};
+  cuda::IndexingArrays a;
+  a.tx = g.problem.tx;
+  a.ty = g.problem.ty;
+  a.sx = g.problem.x;
+  a.sy = g.problem.y;
+  a.q = g.pts.q.data();
+  const cuda::NearFieldOut out{s.phi.data(), field ? s.ex.data() : nullptr,
+                               field ? s.ey.data() : nullptr};
+  std::int64_t next_target = 0;
+  for (const Chunk& c : cp.chunks) {
+    // The four arrays carved from one buffer, as the back end does.
+    const cuda::IndexingChunkLayout l = cuda::indexing_chunk_layout(c);
+    EXPECT_EQ(l.bytes, cuda::indexing_chunk_cost().bytes(c));
+    EXPECT_LE(l.bytes, cp.chunk_bytes);
+    std::vector<std::int64_t> buffer(l.bytes / 8 + 1);
+    char* base = reinterpret_cast<char*>(buffer.data());
+    auto* all_targets = reinterpret_cast<std::int32_t*>(base + l.all_targets);
+    auto* all_targets_index = reinterpret_cast<std::int64_t*>(base + l.all_targets_index);
+    auto* all_neighbors = reinterpret_cast<std::int32_t*>(base + l.all_neighbors);
+    auto* all_neighbors_index = reinterpret_cast<std::int64_t*>(base + l.all_neighbors_index);
+    cuda::collect_indexing_chunk(tree, g.plan, near, c, 0, all_targets, all_targets_index,
+                                 all_neighbors, all_neighbors_index);
+    // Array 4 is tree.tgt_index box by box; 5 and 7 start at 0 and end at the array lengths.
+    for (std::int64_t i = 0; i < c.targets(); ++i) {
+      EXPECT_EQ(all_targets[i], tree.tgt_index[next_target++]);
+    }
+    EXPECT_EQ(all_targets_index[0], 0);
+    EXPECT_EQ(all_targets_index[c.leaves()], c.targets());
+    EXPECT_EQ(all_neighbors_index[0], 0);
+    EXPECT_EQ(all_neighbors_index[c.leaves()], c.neighbors);
+    for (std::int64_t j = 0; j < c.neighbors; ++j) {
+      const std::int32_t si = all_neighbors[j];
+      EXPECT_TRUE(si >= 0 && std::size_t(si) < ns);
+      if (!(si >= 0 && std::size_t(si) < ns)) return s;
+    }
+    a.all_targets = all_targets;
+    a.all_targets_index = all_targets_index;
+    a.all_neighbors = all_neighbors;
+    a.all_neighbors_index = all_neighbors_index;
+    a.boxes = c.leaves();
+    for (std::int64_t box = 0; box < a.boxes; ++box) {  // one "thread" per box
+      if (field) {
+        cuda::indexing_box<true>(a, box, out);
+      } else {
+        cuda::indexing_box<false>(a, box, out);
+      }
+    }
+  }
+  EXPECT_EQ(next_target, std::int64_t(nt));
+  return s;
+}
+
+/// The repetition back end with every device step replaced by its host equivalent; checks the
+/// records on the way.
+Sums walk_repetition(const Geometry& g, bool field, std::size_t max_targets,
+                     std::size_t* n_chunks = nullptr) {
+  const Tree& tree = g.tree;
+  const Level& leaves = tree.leaves();
+  const std::int64_t stride = cuda::repetition_stride(tree);
+  EXPECT_EQ(stride, 3 + 27 * std::int64_t(tree.t));
+  const auto near = cuda::near_source_counts(tree, g.plan);
+  ChunkCost cost;
+  cost.per_target = 8 * std::size_t(stride) + 8 * (field ? 3 : 1);
+  const ChunkPlan cp = cuda::plan_chunks(tree, near, cost, kNoCap, max_targets, "test");
+  if (n_chunks) *n_chunks = cp.chunks.size();
+  const std::size_t nt = tree.n_targets();
+  std::vector<double> q_tree(tree.n_sources());
+  cuda::gather_tree_order(tree, g.pts.q.data(), q_tree.data(), 0);
+  Sums s{std::vector<double>(nt, NAN), std::vector<double>(field ? nt : 0, NAN),
+         std::vector<double>(field ? nt : 0, NAN)};
+  constexpr double kSentinel = -7.25;  // padding must keep it: collection writes 3 + 3n only
+  for (const Chunk& c : cp.chunks) {
+    std::vector<double> records(std::size_t(c.targets() * stride), kSentinel);
+    cuda::collect_repetition_chunk(tree, g.plan, c, q_tree.data(), stride, 0, records.data());
+    for (std::int64_t b = c.leaf_begin; b < c.leaf_end; ++b) {
+      for (std::int64_t i = leaves.tgt_begin[b]; i < leaves.tgt_end[b]; ++i) {
+        const double* r = records.data() + (i - c.tgt_begin) * stride;
+        EXPECT_EQ(r[0], tree.tx[i]);
+        EXPECT_EQ(r[1], tree.ty[i]);
+        const auto n = std::int64_t(r[2]);
+        EXPECT_EQ(n, near[b]);  // every source of the leaf's E1
+        EXPECT_LE(n, 9 * std::int64_t(tree.t));
+        for (std::int64_t k = 3 + 3 * n; k < stride; ++k) {
+          if (r[k] != kSentinel) {
+            ADD_FAILURE() << "record of tree target " << i << " written at padding offset " << k;
+            break;
+          }
+        }
+      }
+    }
+    std::vector<double> phi(c.targets()), ex(c.targets()), ey(c.targets());
+    const cuda::NearFieldOut out{phi.data(), ex.data(), ey.data()};
+    for (std::int64_t i = 0; i < c.targets(); ++i) {  // one "thread" per target
+      if (field) {
+        cuda::repetition_target<true>(records.data(), stride, i, out);
+      } else {
+        cuda::repetition_target<false>(records.data(), stride, i, out);
+      }
+    }
+    cuda::scatter_to_caller(tree, c, phi.data(), s.phi.data(), 0);
+    if (field) {
+      cuda::scatter_to_caller(tree, c, ex.data(), s.ex.data(), 0);
+      cuda::scatter_to_caller(tree, c, ey.data(), s.ey.data(), 0);
+    }
+  }
+  return s;
+}
+
+struct Case {
+  std::string shape;
+  bool separate;
+};
+
+class CollectTest : public ::testing::TestWithParam<Case> {};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return info.param.shape + (info.param.separate ? "_separate_targets" : "_self");
+}
+
+/// Every CT and level offset of the brief, potential and field.
+TEST_P(CollectTest, HostWalkIsEquivalentToReference) {
+  const Case& param = GetParam();
+  for (int ct : {1, 15, 200}) {
+    for (int offset = -2; offset <= 3; ++offset) {
+      for (std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(1000)}) {
+        SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset) + ", n " +
+                     std::to_string(n));
+        Geometry g;
+        make_geometry(&g, param.shape, n, param.separate, ct, offset);
+        for (bool field : {false, true}) {
+          SCOPED_TRACE(field ? "field" : "potential");
+          const Sums ref = cpu_reference(g, field);
+          const Sums ind = walk_indexing(g, field, kNoCap);
+          const Sums rep = walk_repetition(g, field, kNoCap);
+          EXPECT_LE(rel_diff(ind.phi, ref.phi), 1e-12);
+          EXPECT_LE(rel_diff(rep.phi, ref.phi), 1e-12);
+          if (field) {
+            EXPECT_LE(rel_diff(ind.ex, ref.ex), 1e-12);
+            EXPECT_LE(rel_diff(ind.ey, ref.ey), 1e-12);
+            EXPECT_LE(rel_diff(rep.ex, ref.ex), 1e-12);
+            EXPECT_LE(rel_diff(rep.ey, ref.ey), 1e-12);
+          }
+          if (HasFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+/// Forced chunk sizes change neither sum: each target is summed by the same code in the same
+/// order whatever chunk it falls in.
+TEST_P(CollectTest, ChunkedHostWalkIsEquivalentToReference) {
+  const Case& param = GetParam();
+  Geometry g;
+  make_geometry(&g, param.shape, 3000, param.separate, 15, 1);
+  const Sums one_ind = walk_indexing(g, true, kNoCap);
+  const Sums one_rep = walk_repetition(g, true, kNoCap);
+  const Sums ref = cpu_reference(g, true);
+  EXPECT_LE(rel_diff(one_ind.phi, ref.phi), 1e-12);
+  EXPECT_LE(rel_diff(one_rep.phi, ref.phi), 1e-12);
+  for (std::size_t cap : {std::size_t(1), std::size_t(5), std::size_t(64), std::size_t(999)}) {
+    SCOPED_TRACE("chunk_targets " + std::to_string(cap));
+    std::size_t chunks_ind = 0, chunks_rep = 0;
+    const Sums ind = walk_indexing(g, true, cap, &chunks_ind);
+    const Sums rep = walk_repetition(g, true, cap, &chunks_rep);
+    EXPECT_GT(chunks_ind, 1u);
+    EXPECT_EQ(chunks_ind, chunks_rep);
+    EXPECT_EQ(ind.phi, one_ind.phi);
+    EXPECT_EQ(ind.ex, one_ind.ex);
+    EXPECT_EQ(ind.ey, one_ind.ey);
+    EXPECT_EQ(rep.phi, one_rep.phi);
+    EXPECT_EQ(rep.ex, one_rep.ex);
+    EXPECT_EQ(rep.ey, one_rep.ey);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, CollectTest,
+                         ::testing::Values(Case{"uniform", false}, Case{"circle", false},
+                                           Case{"clusters", false}, Case{"uniform", true},
+                                           Case{"circle", true}, Case{"clusters", true}),
+                         case_name);
+
+/// The planner's chunks are consecutive runs of whole leaves that tile all leaves and targets,
+/// respect the target cap (unless one leaf alone exceeds it) and the byte budget.
+void check_cover(const Tree& tree, const std::vector<std::int64_t>& near, const ChunkPlan& cp,
+                 const ChunkCost& cost, std::size_t budget, std::size_t cap) {
+  const Level& leaves = tree.leaves();
+  std::int64_t leaf = 0, target = 0;
+  std::vector<int> seen(tree.n_targets(), 0);
+  std::int64_t mt = 0;
+  std::size_t own = 0;
+  for (const Chunk& c : cp.chunks) {
+    EXPECT_EQ(c.leaf_begin, leaf);
+    EXPECT_GT(c.leaf_end, c.leaf_begin);
+    EXPECT_EQ(c.tgt_begin, target);
+    EXPECT_EQ(c.tgt_begin, leaves.tgt_begin[c.leaf_begin]);
+    EXPECT_EQ(c.tgt_end, leaves.tgt_end[c.leaf_end - 1]);
+    std::int64_t nb = 0;
+    for (std::int64_t b = c.leaf_begin; b < c.leaf_end; ++b) nb += near[b];
+    EXPECT_EQ(c.neighbors, nb);
+    if (c.leaves() > 1) EXPECT_LE(std::size_t(c.targets()), cap);
+    for (std::int64_t i = c.tgt_begin; i < c.tgt_end; ++i) ++seen[i];
+    EXPECT_LE(cost.bytes(c), budget);
+    mt = std::max(mt, c.targets());
+    own = std::max(own, cost.bytes(c) - cost.fixed);
+    leaf = c.leaf_end;
+    target = c.tgt_end;
+  }
+  EXPECT_EQ(leaf, std::int64_t(leaves.size()));
+  EXPECT_EQ(target, std::int64_t(tree.n_targets()));
+  EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int k) { return k == 1; }))
+      << "a target is in no chunk or in two";
+  EXPECT_EQ(cp.max_targets, mt);
+  EXPECT_EQ(cp.chunk_bytes, own);
+  EXPECT_EQ(cp.bytes, cost.fixed + own);
+  EXPECT_LE(cp.bytes, budget);
+}
+
+TEST(ChunkPlanner, CoversEveryTargetOnce) {
+  for (const Case& param : {Case{"clusters", false}, Case{"circle", true}}) {
+    for (int ct : {1, 15}) {
+      SCOPED_TRACE(param.shape + ", ct " + std::to_string(ct));
+      Geometry g;
+      make_geometry(&g, param.shape, 5000, param.separate, ct, 0);
+      const Level& leaves = g.tree.leaves();
+      const auto near = cuda::near_source_counts(g.tree, g.plan);
+      ChunkCost cost = cuda::indexing_chunk_cost();
+      cost.fixed = 1000;
+      // By target cap, unlimited bytes.
+      for (std::size_t cap :
+           {std::size_t(1), std::size_t(3), std::size_t(50), std::size_t(1000), kNoCap}) {
+        SCOPED_TRACE("cap " + std::to_string(cap));
+        const ChunkPlan cp = cuda::plan_chunks(g.tree, near, cost, kNoCap, cap, "test");
+        check_cover(g.tree, near, cp, cost, kNoCap, cap);
+        if (cap == kNoCap) EXPECT_EQ(cp.chunks.size(), 1u);
+      }
+      // By byte budget: multiples of the largest single leaf's cost.
+      std::size_t one_leaf = 0;  // the largest single-leaf chunk
+      for (std::size_t b = 0; b < leaves.size(); ++b) {
+        const Chunk c{std::int64_t(b), std::int64_t(b) + 1, leaves.tgt_begin[b], leaves.tgt_end[b],
+                      near[b]};
+        one_leaf = std::max(one_leaf, cost.bytes(c));
+      }
+      for (std::size_t factor : {1, 2, 7, 40}) {
+        SCOPED_TRACE("budget " + std::to_string(factor) + " leaves");
+        const std::size_t budget = cost.fixed + factor * (one_leaf - cost.fixed);
+        const ChunkPlan cp = cuda::plan_chunks(g.tree, near, cost, budget, kNoCap, "test");
+        check_cover(g.tree, near, cp, cost, budget, kNoCap);
+        EXPECT_GT(cp.chunks.size(), 1u);
+      }
+    }
+  }
+}
+
+TEST(ChunkPlanner, OnePointIsOneChunk) {
+  Geometry g;
+  make_geometry(&g, "uniform", 1, false, 1, 0);
+  const auto near = cuda::near_source_counts(g.tree, g.plan);
+  const ChunkPlan cp =
+      cuda::plan_chunks(g.tree, near, cuda::indexing_chunk_cost(), kNoCap, 1, "test");
+  check_cover(g.tree, near, cp, cuda::indexing_chunk_cost(), kNoCap, 1);
+  EXPECT_EQ(cp.chunks.size(), 1u);
+}
+
+TEST(ChunkPlanner, TooSmallBudgetThrowsWithClearMessage) {
+  Geometry g;
+  make_geometry(&g, "uniform", 2000, false, 15, 0);
+  const auto near = cuda::near_source_counts(g.tree, g.plan);
+  ChunkCost cost;
+  cost.per_target = 8 * std::size_t(cuda::repetition_stride(g.tree)) + 8;
+  try {
+    cuda::plan_chunks(g.tree, near, cost, 1000, kNoCap, "repetition");
+    FAIL() << "no exception for a 1000-byte budget";
+  } catch (const RuntimeFailure& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("back end 'repetition': one chunk of "), std::string::npos) << m;
+    EXPECT_NE(m.find(" targets needs "), std::string::npos) << m;
+    EXPECT_NE(m.find("MB of device memory but only 0.0 MB are available"), std::string::npos) << m;
+  }
+  cost.fixed = 5u << 20;
+  try {
+    cuda::plan_chunks(g.tree, near, cost, 1u << 20, kNoCap, "indexing");
+    FAIL() << "no exception for resident arrays over budget";
+  } catch (const RuntimeFailure& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("back end 'indexing': the arrays kept on the device for the whole "
+                     "evaluation need 5.0 MB of device memory but only 1.0 MB are available"),
+              std::string::npos)
+        << m;
+  }
+}
+
+TEST(RepetitionRecords, StrideIsThreePlus27T) {
+  for (int offset : {-2, 0, 3}) {
+    Geometry g;
+    make_geometry(&g, "clusters", 2000, false, 15, offset);
+    EXPECT_EQ(cuda::repetition_stride(g.tree), 3 + 27 * std::int64_t(g.tree.t));
+    const auto near = cuda::near_source_counts(g.tree, g.plan);
+    const std::int64_t most = *std::max_element(near.begin(), near.end());
+    EXPECT_LE(3 + 3 * most, cuda::repetition_stride(g.tree)) << "a record would overflow";
+  }
+}
+
+}  // namespace
+}  // namespace mlfma2d
+
+#else  // MLFMA2D_WITH_CUDA
+
+TEST(Collect, NeedsCuda) {
+  GTEST_SKIP() << "built without CUDA";
+}
+
+#endif  // MLFMA2D_WITH_CUDA
