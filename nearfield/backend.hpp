@@ -45,6 +45,9 @@ class NearFieldBackend {
  public:
   virtual ~NearFieldBackend() = default;
   virtual std::string name() const = 0;
+  /// True when evaluate() mostly waits on a device: the solver then runs it on its own host
+  /// thread, overlapped with the far field on the CPU.
+  virtual bool runs_on_device() const { return false; }
   /// Called once per geometry, before any evaluate().
   virtual void setup(const NearFieldProblem& problem) = 0;
   /// Near-field sums for caller-order charges q (n_sources). Writes (overwrites) caller-order
