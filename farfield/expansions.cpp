@@ -1,5 +1,8 @@
 #include "farfield/expansions.hpp"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 
 namespace mlfma2d {
@@ -117,24 +120,29 @@ void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
 
 void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, Expansions* e,
          int threads) {
-  constexpr std::int64_t kBlock = 256;  // pairs per matrix product
+  constexpr std::int64_t kBlock = 64;  // pairs per matrix product
   const M2LLevel& pairs = plan.m2l[l];
   const double log_s = std::log(tree.box_size(l));
   const CMatrix& M = e->multipole[l];
   CMatrix& Lc = e->local[l];
   const int n = ops.p + 1;
-  for (int o = 0; o < kM2LOffsets; ++o) {
-    const std::int64_t first = pairs.begin[o], count = pairs.begin[o + 1] - first;
-    const std::int64_t blocks = (count + kBlock - 1) / kBlock;
-    if (blocks == 0) continue;
+  const std::int64_t nb = std::int64_t(tree.level[l].size());
+  // Each thread owns a contiguous range of target boxes and, offset by offset, multiplies the
+  // operator with blocks of its gathered source multipoles. Within an offset the pairs are
+  // sorted by target, so a thread's pairs are one contiguous run: no races, no atomics, and
+  // every target adds its offsets in the same order whatever the thread count.
 #pragma omp parallel num_threads(threads)
-    {
-      CMatrix S(n, kBlock), R(n, kBlock);
-      // Each target appears at most once per offset, so blocks of one offset never collide.
-#pragma omp for schedule(static)
-      for (std::int64_t blk = 0; blk < blocks; ++blk) {
-        const std::int64_t i0 = first + blk * kBlock;
-        const Eigen::Index m = Eigen::Index(std::min(kBlock, first + count - i0));
+  {
+    const int nth = omp_get_num_threads(), me = omp_get_thread_num();
+    const std::int32_t b0 = std::int32_t(nb * me / nth), b1 = std::int32_t(nb * (me + 1) / nth);
+    CMatrix S(n, kBlock), R(n, kBlock);
+    for (int o = 0; o < kM2LOffsets; ++o) {
+      const std::int32_t* first = pairs.tgt.data() + pairs.begin[o];
+      const std::int32_t* last = pairs.tgt.data() + pairs.begin[o + 1];
+      const std::int64_t lo = std::lower_bound(first, last, b0) - pairs.tgt.data();
+      const std::int64_t hi = std::lower_bound(first, last, b1) - pairs.tgt.data();
+      for (std::int64_t i0 = lo; i0 < hi; i0 += kBlock) {
+        const Eigen::Index m = Eigen::Index(std::min(kBlock, hi - i0));
         for (Eigen::Index i = 0; i < m; ++i) S.col(i) = M.col(pairs.src[i0 + i]);
         R.leftCols(m).noalias() = ops.m2l[o] * S.leftCols(m);
         R.row(0).head(m) += log_s * S.row(0).head(m);  // a_0 log s: log(-z0) = log(-w) + log s

@@ -17,7 +17,8 @@ std::array<int, 2> m2l_offset(int index);
 
 /// \brief M2L work of one level, grouped by offset: for offset o, the pairs
 /// (tgt[i], src[i]) for i in [begin[o], begin[o+1]) -- each target at most once per offset,
-/// so one offset's pairs can be processed in parallel without races.
+/// so one offset's pairs can be processed in parallel without races. Within an offset the pairs
+/// are sorted by target.
 struct M2LLevel {
   std::vector<std::int64_t> begin;  ///< kM2LOffsets + 1 entries
   std::vector<std::int32_t> tgt, src;
