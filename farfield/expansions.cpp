@@ -23,8 +23,6 @@ Complex child_offset(int quadrant) {
   return {(quadrant & 1) ? 0.25 : -0.25, (quadrant & 2) ? 0.25 : -0.25};
 }
 
-Complex point(double x, double y) { return {x, y}; }
-
 }  // namespace
 
 Operators::Operators(int terms) : p(terms) {
@@ -84,23 +82,42 @@ void P2M(const Tree& tree, const Operators& ops, const double* q, Expansions* e,
   const int L = tree.levels, p = ops.p;
   const Level& leaf = tree.leaves();
   const double inv_s = 1.0 / tree.box_size(L);
-  std::vector<double> inv_k(p + 1, 0.0);
-  for (int k = 1; k <= p; ++k) inv_k[k] = 1.0 / k;
   CMatrix& M = e->multipole[L];
-  // A_0 = sum q_j,  A_k = -sum q_j w_j^k / k,  w_j = (z_j - c)/s
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-  for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(leaf.size()); ++b) {
-    if (!leaf.has_sources(b)) continue;
-    double cx, cy;
-    tree.centre(L, b, &cx, &cy);
-    Complex* a = &M(0, b);
-    for (std::int64_t j = leaf.src_begin[b]; j < leaf.src_end[b]; ++j) {
-      const Complex w = point((tree.sx[j] - cx) * inv_s, (tree.sy[j] - cy) * inv_s);
-      Complex t = q[j];
-      a[0] += q[j];
+  // A_0 = sum q_j,  A_k = -(1/k) sum q_j w_j^k,  w_j = (z_j - c)/s.
+  // Vectorised across the box's sources: t_j = q_j w_j^k is advanced one power per k.
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<double> wr, wi, tr, ti;
+#pragma omp for schedule(dynamic, 256)
+    for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(leaf.size()); ++b) {
+      if (!leaf.has_sources(b)) continue;
+      double cx, cy;
+      tree.centre(L, b, &cx, &cy);
+      const std::int64_t j0 = leaf.src_begin[b], m = leaf.src_end[b] - j0;
+      wr.resize(m), wi.resize(m), tr.resize(m), ti.resize(m);
+      double a0 = 0;
+      for (std::int64_t j = 0; j < m; ++j) {
+        wr[j] = (tree.sx[j0 + j] - cx) * inv_s;
+        wi[j] = (tree.sy[j0 + j] - cy) * inv_s;
+        tr[j] = q[j0 + j];
+        ti[j] = 0;
+        a0 += q[j0 + j];
+      }
+      Complex* a = &M(0, b);
+      a[0] += a0;
+      double *pwr = wr.data(), *pwi = wi.data(), *ptr = tr.data(), *pti = ti.data();
       for (int k = 1; k <= p; ++k) {
-        t *= w;
-        a[k] -= t * inv_k[k];
+        double sr = 0, si = 0;
+#pragma omp simd reduction(+ : sr, si)
+        for (std::int64_t j = 0; j < m; ++j) {
+          const double nr = ptr[j] * pwr[j] - pti[j] * pwi[j];
+          const double ni = ptr[j] * pwi[j] + pti[j] * pwr[j];
+          ptr[j] = nr;
+          pti[j] = ni;
+          sr += nr;
+          si += ni;
+        }
+        a[k] -= Complex(sr, si) / double(k);
       }
     }
   }
@@ -167,26 +184,48 @@ void L2P(const Tree& tree, const Operators& ops, const Expansions& e, double* ph
          double* ey, int threads) {
   const int L = tree.levels, p = ops.p;
   const Level& leaf = tree.leaves();
-  const double s = tree.box_size(L), inv_s = 1.0 / s;
+  const double inv_s = 1.0 / tree.box_size(L);
   const CMatrix& B = e.local[L];
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-  for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(leaf.size()); ++b) {
-    if (!leaf.has_targets(b)) continue;
-    double cx, cy;
-    tree.centre(L, b, &cx, &cy);
-    const Complex* c = &B(0, b);
-    for (std::int64_t i = leaf.tgt_begin[b]; i < leaf.tgt_end[b]; ++i) {
-      const Complex z = point((tree.tx[i] - cx) * inv_s, (tree.ty[i] - cy) * inv_s);
-      // Horner: f = sum_l B_l z^l,  f' = (1/s) sum_l l B_l z^(l-1)
-      Complex f = c[p];
-      for (int l = p - 1; l >= 0; --l) f = f * z + c[l];
-      phi[i] += f.real();
-      if (ex) {
-        Complex d = double(p) * c[p];
-        for (int l = p - 1; l >= 1; --l) d = d * z + double(l) * c[l];
-        d *= inv_s;
-        ex[i] -= d.real();  // E = -grad phi:  E_x = -Re f',  E_y = +Im f'
-        ey[i] += d.imag();
+  // Horner across the box's targets (vectorised over targets):
+  //   f = sum_l B_l z^l,  f' = (1/s) sum_l l B_l z^(l-1),  z = (x - c)/s
+  //   phi = Re f,  E_x = -Re f',  E_y = +Im f'   (E = -grad phi)
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<double> zr, zi, fr, fi;
+#pragma omp for schedule(dynamic, 256)
+    for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(leaf.size()); ++b) {
+      if (!leaf.has_targets(b)) continue;
+      double cx, cy;
+      tree.centre(L, b, &cx, &cy);
+      const std::int64_t i0 = leaf.tgt_begin[b], m = leaf.tgt_end[b] - i0;
+      zr.resize(m), zi.resize(m), fr.resize(m), fi.resize(m);
+      for (std::int64_t i = 0; i < m; ++i) {
+        zr[i] = (tree.tx[i0 + i] - cx) * inv_s;
+        zi[i] = (tree.ty[i0 + i] - cy) * inv_s;
+      }
+      const Complex* c = &B(0, b);
+      double *pzr = zr.data(), *pzi = zi.data(), *pfr = fr.data(), *pfi = fi.data();
+      auto horner = [&](auto coefficient, int top, int bottom) {
+        const Complex ct = coefficient(top);
+        for (std::int64_t i = 0; i < m; ++i) pfr[i] = ct.real(), pfi[i] = ct.imag();
+        for (int l = top - 1; l >= bottom; --l) {
+          const Complex cl = coefficient(l);
+#pragma omp simd
+          for (std::int64_t i = 0; i < m; ++i) {
+            const double r = pfr[i] * pzr[i] - pfi[i] * pzi[i] + cl.real();
+            pfi[i] = pfr[i] * pzi[i] + pfi[i] * pzr[i] + cl.imag();
+            pfr[i] = r;
+          }
+        }
+      };
+      horner([&](int l) { return c[l]; }, p, 0);
+      for (std::int64_t i = 0; i < m; ++i) phi[i0 + i] += pfr[i];
+      if (ex && p >= 1) {
+        horner([&](int l) { return double(l) * c[l]; }, p, 1);
+        for (std::int64_t i = 0; i < m; ++i) {
+          ex[i0 + i] -= pfr[i] * inv_s;
+          ey[i0 + i] += pfi[i] * inv_s;
+        }
       }
     }
   }
