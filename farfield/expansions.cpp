@@ -81,7 +81,7 @@ void Expansions::reset(const Tree& tree, int p) {
 void P2M(const Tree& tree, const Operators& ops, const double* q, Expansions* e, int threads) {
   const int L = tree.levels, p = ops.p;
   const Level& leaf = tree.leaves();
-  const double inv_s = 1.0 / tree.box_size(L);
+  const double s = tree.box_size(L), inv_s = 1.0 / s;
   CMatrix& M = e->multipole[L];
   // A_0 = sum q_j,  A_k = -(1/k) sum q_j w_j^k,  w_j = (z_j - c)/s.
   // Vectorised across the box's sources: t_j = q_j w_j^k is advanced one power per k.
@@ -91,14 +91,14 @@ void P2M(const Tree& tree, const Operators& ops, const double* q, Expansions* e,
 #pragma omp for schedule(dynamic, 256)
     for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(leaf.size()); ++b) {
       if (!leaf.has_sources(b)) continue;
-      double cx, cy;
-      tree.centre(L, b, &cx, &cy);
+      double hx, hy;  // centre = corner + (hx, hy) s; offsets without rounding the centre
+      tree.centre_index(L, b, &hx, &hy);
       const std::int64_t j0 = leaf.src_begin[b], m = leaf.src_end[b] - j0;
       wr.resize(m), wi.resize(m), tr.resize(m), ti.resize(m);
       double a0 = 0;
       for (std::int64_t j = 0; j < m; ++j) {
-        wr[j] = (tree.sx[j0 + j] - cx) * inv_s;
-        wi[j] = (tree.sy[j0 + j] - cy) * inv_s;
+        wr[j] = std::fma(-hx, s, tree.sx[j0 + j] - tree.x0) * inv_s;
+        wi[j] = std::fma(-hy, s, tree.sy[j0 + j] - tree.y0) * inv_s;
         tr[j] = q[j0 + j];
         ti[j] = 0;
         a0 += q[j0 + j];
@@ -137,7 +137,7 @@ void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
 
 void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, Expansions* e,
          int threads) {
-  constexpr std::int64_t kBlock = 64;  // pairs per matrix product
+  constexpr std::int64_t kBlock = 128;  // pairs per matrix product
   const M2LLevel& pairs = plan.m2l[l];
   const double log_s = std::log(tree.box_size(l));
   const CMatrix& M = e->multipole[l];
@@ -184,7 +184,7 @@ void L2P(const Tree& tree, const Operators& ops, const Expansions& e, double* ph
          double* ey, int threads) {
   const int L = tree.levels, p = ops.p;
   const Level& leaf = tree.leaves();
-  const double inv_s = 1.0 / tree.box_size(L);
+  const double s = tree.box_size(L), inv_s = 1.0 / s;
   const CMatrix& B = e.local[L];
   // Horner across the box's targets (vectorised over targets):
   //   f = sum_l B_l z^l,  f' = (1/s) sum_l l B_l z^(l-1),  z = (x - c)/s
@@ -195,13 +195,13 @@ void L2P(const Tree& tree, const Operators& ops, const Expansions& e, double* ph
 #pragma omp for schedule(dynamic, 256)
     for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(leaf.size()); ++b) {
       if (!leaf.has_targets(b)) continue;
-      double cx, cy;
-      tree.centre(L, b, &cx, &cy);
+      double hx, hy;  // centre = corner + (hx, hy) s; offsets without rounding the centre
+      tree.centre_index(L, b, &hx, &hy);
       const std::int64_t i0 = leaf.tgt_begin[b], m = leaf.tgt_end[b] - i0;
       zr.resize(m), zi.resize(m), fr.resize(m), fi.resize(m);
       for (std::int64_t i = 0; i < m; ++i) {
-        zr[i] = (tree.tx[i0 + i] - cx) * inv_s;
-        zi[i] = (tree.ty[i0 + i] - cy) * inv_s;
+        zr[i] = std::fma(-hx, s, tree.tx[i0 + i] - tree.x0) * inv_s;
+        zi[i] = std::fma(-hy, s, tree.ty[i0 + i] - tree.y0) * inv_s;
       }
       const Complex* c = &B(0, b);
       double *pzr = zr.data(), *pzi = zi.data(), *pfr = fr.data(), *pfi = fi.data();
