@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -15,15 +14,17 @@
 #include <map>
 #include <optional>
 #include <ostream>
-#include <random>
 #include <sstream>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include <boost/program_options.hpp>
 
+#include "app/auto_select.hpp"
+#include "app/common.hpp"
+#include "app/compare.hpp"
 #include "app/report.hpp"
+#include "app/sweep.hpp"
 #include "mlfma2d/io.hpp"
 
 #ifndef MLFMA2D_DATA_DIR
@@ -43,9 +44,6 @@ namespace {
 constexpr const char* kConvention =
     "phi(x_i) = sum_j q_j log|x_i - y_j|, E = -grad phi, no 1/(2 pi) factor, pairs with "
     "x_i == y_j (the self pair) skipped";
-// Direct summation at every target up to this many pairs; beyond it a sample (--verify).
-constexpr double kVerifyAllPairs = 4e8;
-constexpr std::size_t kVerifyDefaultSample = 1000;
 constexpr int kHelpWidth = 100;
 
 std::string join(const std::vector<std::string>& items, const char* separator) {
@@ -156,36 +154,43 @@ void check_format(const std::string& option, const std::string& path) {
 
 // ---- Option tables (shared by the parser and --help, so the help cannot drift).
 
-po::options_description evaluate_description() {
-  po::options_description d("Evaluate options", kHelpWidth, kHelpWidth / 2);
+// Options of every command that evaluates on one geometry (evaluate, compare), in two blocks
+// around the command's own.
+void add_input_options(po::options_description* d) {
   // clang-format off
-  d.add_options()
+  d->add_options()
     ("input,i", po::value<std::string>()->value_name("FILE"),
      "sources and charges, HDF5 (.h5/.hdf5) or CSV (.csv); default: the bundled data set "
      "plate_n20000.h5 (a uniform square plate, 20,000 points)")
     ("targets", po::value<std::string>()->value_name("FILE"),
      "separate targets (HDF5 /targets/x,y or /sources/x,y; CSV x,y); default: /targets of the "
-     "input file if present, else the sources (self-evaluation)")
-    ("output,o", po::value<std::string>()->value_name("FILE"),
-     "write potentials (and fields) to FILE, HDF5 or CSV by extension; default: none")
-    ("backend", po::value<std::string>()->value_name("NAME"),
-     "near-field back end (listed below); default: cpu")
+     "input file if present, else the sources (self-evaluation)");
+  // clang-format on
+}
+
+void add_tree_options(po::options_description* d) {
+  // clang-format off
+  d->add_options()
     ("ct", po::value<std::string>()->value_name("N"),
      "clustering threshold: most points in a last-level box, >= 1; default: 15")
-    ("levels", po::value<std::string>()->value_name("+I|-I"),
-     "change the tree height by I after CT fixed it (+1: four times as many, smaller boxes); "
-     "default: 0")
+    ("levels", po::value<std::string>()->value_name("+I|-I|auto"),
+     "change the tree height by I after CT fixed it (+1: four times as many, smaller boxes), or "
+     "auto: the fastest of -2..+2 (near + far field, timed once each); default: 0")
+    ("model", po::value<std::string>()->value_name("FILE"),
+     "coefficients from 'mlfma2d model fit' for --backend/--levels auto: predict the near-field "
+     "times instead of timing every back end; default: none (time them)")
     ("eps", po::value<std::string>()->value_name("X"),
      "target relative L2 error vs direct summation, 0 < X < 1, sets the expansion terms p; "
      "default: 1e-6")
     ("terms", po::value<std::string>()->value_name("P"),
      "expansion terms p, 1..60, instead of --eps; default: derived from --eps")
-    ("field", po::bool_switch(), "also compute the field E = -grad phi; default: off")
-    ("verify", po::bool_switch(),
-     "compare with direct summation: at all targets if N_sources * N_targets <= 4e8, else at "
-     "1000 random targets; default: off")
-    ("verify-sample", po::value<std::string>()->value_name("M"),
-     "verify at M random targets (0 = all); implies --verify; default: automatic (above)")
+    ("field", po::bool_switch(), "also compute the field E = -grad phi; default: off");
+  // clang-format on
+}
+
+void add_run_options(po::options_description* d) {
+  // clang-format off
+  d->add_options()
     ("repeat", po::value<std::string>()->value_name("K"),
      "evaluate K times on one tree, report the evaluation with the median total; default: 1")
     ("threads", po::value<std::string>()->value_name("T"),
@@ -199,8 +204,102 @@ po::options_description evaluate_description() {
      "default: 0 = the free device memory")
     ("quiet,q", po::bool_switch(),
      "no progress lines or notes on stderr (warnings and errors are still printed); default: off")
-    ("help,h", "print this help and exit")
+    ("help,h", "print this help and exit");
+  // clang-format on
+}
+
+po::options_description evaluate_description() {
+  po::options_description d("Evaluate options", kHelpWidth, kHelpWidth / 2);
+  add_input_options(&d);
+  // clang-format off
+  d.add_options()
+    ("output,o", po::value<std::string>()->value_name("FILE"),
+     "write potentials (and fields) to FILE, HDF5 or CSV by extension; default: none")
+    ("backend", po::value<std::string>()->value_name("NAME|auto"),
+     "near-field back end (listed below), or auto: the fastest here for this geometry (timed "
+     "once per back end, or predicted with --model); default: cpu");
+  add_tree_options(&d);
+  d.add_options()
+    ("verify", po::bool_switch(),
+     "compare with direct summation: at all targets if N_sources * N_targets <= 4e8, else at "
+     "1000 random targets; default: off")
+    ("verify-sample", po::value<std::string>()->value_name("M"),
+     "verify at M random targets (0 = all); implies --verify; default: automatic (above)");
+  add_run_options(&d);
+  d.add_options()
     ("version", "print the version and exit");
+  // clang-format on
+  return d;
+}
+
+po::options_description compare_description() {
+  po::options_description d("Compare options", kHelpWidth, kHelpWidth / 2);
+  add_input_options(&d);
+  // clang-format off
+  d.add_options()
+    ("output,o", po::value<std::string>()->value_name("FILE"),
+     "write the table to FILE: CSV (.csv, one row per back end) or HDF5 (.h5, one dataset per "
+     "column under /compare); default: none")
+    ("backends", po::value<std::string>()->value_name("A,B,..."),
+     "back ends to compare (cpu is always run: it is the reference); default: all known, those "
+     "not available here skipped with the reason");
+  add_tree_options(&d);
+  d.add_options()
+    ("verify-sample", po::value<std::string>()->value_name("M"),
+     "direct summation at M random targets (0 = all); default: all if N_sources * N_targets "
+     "<= 4e8, else 1000");
+  add_run_options(&d);
+  // clang-format on
+  return d;
+}
+
+po::options_description sweep_description() {
+  po::options_description d("Sweep options", kHelpWidth, kHelpWidth / 2);
+  // clang-format off
+  d.add_options()
+    ("quick", po::bool_switch(), "the short variant (minutes, not hours); default: off")
+    ("repeat", po::value<std::string>()->value_name("K"),
+     "timed evaluations per run, the median reported; default: 20 (3 with --quick)")
+    ("warmup", po::value<std::string>()->value_name("W"),
+     "untimed evaluations before them; default: 1")
+    ("backends", po::value<std::string>()->value_name("A,B,..."),
+     "back ends to run; default: all known, those not available here skipped")
+    ("output-dir", po::value<std::string>()->value_name("DIR"),
+     "folder for the CSV, metadata JSON, gnuplot scripts and PNG plots (created); "
+     "default: sweep-NAME (sweep-NAME-quick with --quick)")
+    ("sizes", po::value<std::string>()->value_name("N1,N2,..."),
+     "replace the sweep's list of N (collection, kernel; for tests and quick looks)")
+    ("grid-levels", po::value<std::string>()->value_name("L1,L2,..."),
+     "replace the levels sweep's list of L (N = 4^(L-1))")
+    ("offsets", po::value<std::string>()->value_name("I1,I2,..."),
+     "replace the levels sweep's level offsets i (default -3..3)")
+    ("ct", po::value<std::string>()->value_name("N"), "clustering threshold; default: 15")
+    ("fix-levels", po::value<std::string>()->value_name("L"),
+     "the kernel sweep's fixed tree height; default: L fixed by CT for the largest N")
+    ("shape", po::value<std::string>()->value_name("NAME"),
+     "point-set shape (see mlfma2d generate --help); default: uniform (the papers' plate)")
+    ("seed", po::value<std::string>()->value_name("S"), "seed of the point sets; default: 1")
+    ("threads", po::value<std::string>()->value_name("T"),
+     "OpenMP threads (the cpu back end, the GPU back ends' collection); default: OpenMP's")
+    ("no-plots", po::bool_switch(), "write the CSV only, no plots; default: off")
+    ("quiet,q", po::bool_switch(), "no progress on stderr; default: off")
+    ("help,h", "print this help and exit");
+  // clang-format on
+  return d;
+}
+
+po::options_description model_description() {
+  po::options_description d("Model fit options", kHelpWidth, kHelpWidth / 2);
+  // clang-format off
+  d.add_options()
+    ("output,o", po::value<std::string>()->value_name("FILE"),
+     "write the fitted coefficients (JSON) to FILE, for --model; default: none")
+    ("plot-dir", po::value<std::string>()->value_name("DIR"),
+     "write predicted-vs-measured plots (PNG, with their gnuplot scripts) to DIR; default: none")
+    ("report", po::value<std::string>()->value_name("text|json"),
+     "report format on stdout; default: text")
+    ("quiet,q", po::bool_switch(), "no notes on stderr; default: off")
+    ("help,h", "print this help and exit");
   // clang-format on
   return d;
 }
@@ -220,8 +319,11 @@ po::options_description generate_description() {
   return d;
 }
 
+// Words that are not options are refused, unless `words` collects them (sweep NAME, model fit
+// CSV...).
 po::variables_map parse_options(const std::vector<std::string>& args,
-                                const po::options_description& visible) {
+                                const po::options_description& visible,
+                                std::vector<std::string>* words = nullptr) {
   po::options_description all;
   all.add(visible);
   // Stray words are collected, not rejected by Boost, to name them in our own message.
@@ -235,11 +337,23 @@ po::variables_map parse_options(const std::vector<std::string>& args,
     po::store(po::command_line_parser(args).options(all).positional(positional).style(style).run(),
               vm);
   } catch (const po::error& e) {
+    // Boost 1.74's what() loops forever when a token holds its own %placeholder% (found by
+    // fuzz_options, e.g. --e%original_token%ps): with a '%' around, name the token ourselves.
+    for (const std::string& a : args) {
+      if (a.find('%') == std::string::npos) continue;
+      const auto* named = dynamic_cast<const po::error_with_option_name*>(&e);
+      throw InvalidInput((named ? "invalid option '" + named->get_option_name() + "'"
+                                : std::string("invalid command line")) + " (see mlfma2d --help)");
+    }
     throw InvalidInput(std::string(e.what()) + " (see mlfma2d --help)");
   }
   if (vm.count("stray-argument")) {
     const auto& stray = vm["stray-argument"].as<std::vector<std::string>>();
-    throw InvalidInput("unexpected argument '" + stray.front() + "' (see mlfma2d --help)");
+    if (words) {
+      *words = stray;
+    } else {
+      throw InvalidInput("unexpected argument '" + stray.front() + "' (see mlfma2d --help)");
+    }
   }
   return vm;
 }
@@ -271,20 +385,25 @@ EvaluateArgs evaluate_args(const po::variables_map& vm) {
   }
   if (auto v = value_of(vm, "backend")) {
     const auto names = near_field_backends();
-    if (std::find(names.begin(), names.end(), *v) == names.end()) {
+    if (*v == "auto") {
+      a.backend_auto = true;
+    } else if (std::find(names.begin(), names.end(), *v) == names.end()) {
       throw InvalidInput("--backend: unknown back end '" + *v + "' (valid: " + join(names, ", ") +
-                         ")");
+                         ", auto)");
+    } else {
+      o.backend = *v;
     }
-    o.backend = *v;
   }
   if (auto v = value_of(vm, "ct")) {
     o.ct = static_cast<int>(integer_option("ct", *v, 1, INT_MAX, "an integer >= 1"));
   }
-  if (auto v = value_of(vm, "levels")) {
+  if (auto v = value_of(vm, "levels"); v && *v == "auto") {
+    a.levels_auto = true;
+  } else if (v) {
     o.level_offset =
         static_cast<int>(integer_option("levels", *v, -kMaxLevels, kMaxLevels,
                                         "an integer level change such as +1, -2 or 0, at most " +
-                                            std::to_string(kMaxLevels) + " in size"));
+                                            std::to_string(kMaxLevels) + " in size, or auto"));
   }
   const std::string* eps = value_of(vm, "eps");
   const std::string* terms = value_of(vm, "terms");
@@ -323,6 +442,13 @@ EvaluateArgs evaluate_args(const po::variables_map& vm) {
     }
   }
   if (auto v = value_of(vm, "gpu-memory")) o.gpu_memory = bytes_option("gpu-memory", *v);
+  if (auto v = value_of(vm, "model")) {
+    if (v->empty()) throw InvalidInput("--model: empty file name");
+    if (!a.backend_auto && !a.levels_auto) {
+      throw InvalidInput("--model is for --backend auto or --levels auto; give one of them");
+    }
+    a.model = *v;
+  }
   a.quiet = switch_of(vm, "quiet");
   return a;
 }
@@ -349,110 +475,172 @@ GenerateArgs generate_args(const po::variables_map& vm) {
   return a;
 }
 
-// ---- Helpers of the commands (these touch files).
-
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  if (fs::equivalent(a, b, ec) && !ec) return true;  // also catches hard and symbolic links
-  const fs::path ca = fs::weakly_canonical(a, ec);
-  if (ec) return false;
-  const fs::path cb = fs::weakly_canonical(b, ec);
-  return !ec && ca == cb;
+// "a,b,c" into its items; an empty item is refused.
+std::vector<std::string> list_option(const std::string& option, const std::string& text) {
+  std::vector<std::string> items;
+  std::string item;
+  std::istringstream in(text + ",");
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) bad_value(option, text, "a comma-separated list without empty items");
+    items.push_back(item);
+  }
+  return items;
 }
 
-// Fail before a long computation rather than after it; write_result still has the last word.
-void check_output_path(const std::string& path) {
-  std::error_code ec;
-  fs::path folder = fs::path(path).parent_path();
-  if (folder.empty()) folder = ".";
-  if (!fs::is_directory(folder, ec)) {
-    throw IoError("cannot write '" + path + "': folder '" + folder.string() + "' does not exist");
+std::vector<std::string> backends_option(const std::string& option, const std::string& text) {
+  const auto names = near_field_backends();
+  std::vector<std::string> out;
+  for (const std::string& b : list_option(option, text)) {
+    if (std::find(names.begin(), names.end(), b) == names.end()) {
+      throw InvalidInput("--" + option + ": unknown back end '" + b +
+                         "' (valid: " + join(names, ", ") + ")");
+    }
+    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
   }
-  if (::access(folder.c_str(), W_OK) != 0) {
-    throw IoError("cannot write '" + path + "': folder '" + folder.string() + "' is not writable");
-  }
-  if (fs::is_directory(path, ec)) throw IoError("cannot write '" + path + "': it is a folder");
-}
-
-// m distinct indices of [0, n), sorted; Floyd's algorithm keeps memory O(m) for huge n.
-std::vector<std::size_t> sample_indices(std::size_t n, std::size_t m, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::unordered_set<std::size_t> chosen;
-  chosen.reserve(2 * m);
-  for (std::size_t j = n - m; j < n; ++j) {
-    const std::size_t pick = std::uniform_int_distribution<std::size_t>(0, j)(rng);
-    if (!chosen.insert(pick).second) chosen.insert(j);
-  }
-  std::vector<std::size_t> out(chosen.begin(), chosen.end());
-  std::sort(out.begin(), out.end());
   return out;
 }
 
-std::vector<double> gather(const std::vector<double>& values, const std::vector<std::size_t>& at) {
-  if (at.empty()) return values;
-  std::vector<double> out(at.size());
-  for (std::size_t i = 0; i < at.size(); ++i) out[i] = values[at[i]];
-  return out;
+CompareArgs compare_args(const po::variables_map& vm) {
+  CompareArgs a;
+  a.common = evaluate_args(vm);
+  a.common.verify = true;  // compare always checks against direct summation
+  if (auto v = value_of(vm, "backends")) a.backends = backends_option("backends", *v);
+  return a;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Progress lines only for a person watching a terminal.
-class Progress {
- public:
-  Progress(std::ostream& err, bool enabled) : err_(err), enabled_(enabled) {}
-  void stage(const std::string& text) const {
-    if (enabled_) err_ << text << std::endl;
+SweepArgs sweep_args(const po::variables_map& vm, const std::vector<std::string>& words,
+                     const std::vector<std::string>& argv) {
+  SweepArgs a;
+  const auto names = sweep_names();
+  const std::string valid = join(names, ", ");
+  if (words.empty()) throw InvalidInput("sweep: name the experiment (" + valid + ")");
+  if (std::find(names.begin(), names.end(), words[0]) == names.end()) {
+    throw InvalidInput("sweep: unknown experiment '" + words[0] + "' (valid: " + valid + ")");
   }
+  if (words.size() > 1) {
+    throw InvalidInput("unexpected argument '" + words[1] + "' (see mlfma2d sweep --help)");
+  }
+  a.name = words[0];
+  a.quick = switch_of(vm, "quick");
+  if (auto v = value_of(vm, "repeat")) {
+    a.repeat = static_cast<int>(integer_option("repeat", *v, 1, 100000, "an integer >= 1"));
+  }
+  if (auto v = value_of(vm, "warmup")) {
+    a.warmup = static_cast<int>(integer_option("warmup", *v, 0, 1000, "an integer >= 0"));
+  }
+  if (auto v = value_of(vm, "backends")) a.backends = backends_option("backends", *v);
+  if (auto v = value_of(vm, "output-dir")) {
+    if (v->empty()) throw InvalidInput("--output-dir: empty folder name");
+    a.output_dir = *v;
+  }
+  if (auto v = value_of(vm, "sizes")) {
+    for (const std::string& item : list_option("sizes", *v)) {
+      a.sizes.push_back(static_cast<std::size_t>(
+          integer_option("sizes", item, 1, 1000000000, "a list of integers in [1, 1e9]")));
+    }
+  }
+  if (auto v = value_of(vm, "grid-levels")) {
+    for (const std::string& item : list_option("grid-levels", *v)) {
+      a.grid_levels.push_back(static_cast<int>(
+          integer_option("grid-levels", item, 2, 13, "a list of integers in [2, 13]")));
+    }
+  }
+  if (auto v = value_of(vm, "offsets")) {
+    for (const std::string& item : list_option("offsets", *v)) {
+      a.offsets.push_back(static_cast<int>(
+          integer_option("offsets", item, -kMaxLevels, kMaxLevels, "a list of integers")));
+    }
+  }
+  if (auto v = value_of(vm, "ct")) {
+    a.ct = static_cast<int>(integer_option("ct", *v, 1, INT_MAX, "an integer >= 1"));
+  }
+  if (auto v = value_of(vm, "fix-levels")) {
+    a.fixed_levels = static_cast<int>(integer_option(
+        "fix-levels", *v, 2, kMaxLevels, "an integer in [2, " + std::to_string(kMaxLevels) + "]"));
+  }
+  if (auto v = value_of(vm, "shape")) {
+    const auto shapes = point_set_shapes();
+    if (std::find(shapes.begin(), shapes.end(), *v) == shapes.end()) {
+      throw InvalidInput("--shape: unknown shape '" + *v + "' (valid: " + join(shapes, ", ") + ")");
+    }
+    a.shape = *v;
+  }
+  if (auto v = value_of(vm, "seed")) a.seed = seed_option("seed", *v);
+  if (auto v = value_of(vm, "threads")) {
+    a.threads = static_cast<int>(integer_option("threads", *v, 1, 4096, "an integer in [1, 4096]"));
+  }
+  a.no_plots = switch_of(vm, "no-plots");
+  a.quiet = switch_of(vm, "quiet");
+  a.command_line = "mlfma2d";
+  for (const std::string& word : argv) a.command_line += " " + word;
+  return a;
+}
 
- private:
-  std::ostream& err_;
-  bool enabled_;
-};
+ModelFitArgs model_fit_args(const po::variables_map& vm, const std::vector<std::string>& words) {
+  ModelFitArgs a;
+  if (words.empty() || words[0] != "fit") {
+    throw InvalidInput(
+        "model: the only sub-command is 'fit': mlfma2d model fit SWEEP.csv... "
+        "[--output coeffs.json]");
+  }
+  a.csv.assign(words.begin() + 1, words.end());
+  if (a.csv.empty()) throw InvalidInput("model fit: name at least one sweep CSV file");
+  if (auto v = value_of(vm, "output")) {
+    if (v->empty()) throw InvalidInput("--output: empty file name");
+    a.output = *v;
+  }
+  if (auto v = value_of(vm, "plot-dir")) {
+    if (v->empty()) throw InvalidInput("--plot-dir: empty folder name");
+    a.plot_dir = *v;
+  }
+  if (auto v = value_of(vm, "report")) {
+    if (*v == "text") {
+      a.report = ReportFormat::Text;
+    } else if (*v == "json") {
+      a.report = ReportFormat::Json;
+    } else {
+      bad_value("report", *v, "text or json");
+    }
+  }
+  a.quiet = switch_of(vm, "quiet");
+  return a;
+}
+
+// ---- The evaluate command.
 
 int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
   const Progress progress(err, !a.quiet && ::isatty(STDERR_FILENO));
   std::string why;
-  if (!near_field_backend_available(a.options.backend, &why)) {
+  if (!a.backend_auto && !near_field_backend_available(a.options.backend, &why)) {
     throw BackendUnavailable("--backend " + a.options.backend + ": not available here" +
                              (why.empty() ? std::string() : ": " + why));
   }
-  RunReport report;
-  report.input = a.input;
-  if (report.input.empty()) {
-    report.input = find_bundled_data_set();
-    if (!a.quiet) err << "no --input: using bundled data set " << report.input << "\n";
-  }
+  LoadedInput in = resolve_input(a.input, a.targets, a.quiet, err);
   if (!a.output.empty()) {
-    if (same_file(a.output, report.input)) {
-      throw InvalidInput("--output: '" + a.output + "' is the input file; choose another name");
-    }
-    if (!a.targets.empty() && same_file(a.output, a.targets)) {
-      throw InvalidInput("--output: '" + a.output + "' is the --targets file; choose another name");
-    }
+    check_not_an_input("output", a.output, in);
     check_output_path(a.output);
   }
+  read_input(&in, progress);
+  const PointSet& points = in.points;
+  RunReport report;
+  report.input = in.input;
+  report.targets_input = in.targets_input;
 
-  progress.stage("reading " + report.input + "...");
-  PointSet points = read_points(report.input);
-  if (!a.targets.empty()) {
-    progress.stage("reading targets " + a.targets + "...");
-    points.tx.clear();
-    points.ty.clear();
-    read_targets(a.targets, &points.tx, &points.ty);
-    report.targets_input = a.targets;
-  } else if (points.has_targets()) {
-    report.targets_input = report.input + " (/targets)";
+  Options options = a.options;
+  if (a.backend_auto || a.levels_auto) {
+    progress.stage("choosing the back end and/or level offset...");
+    AutoRequest request;
+    request.backend_auto = a.backend_auto;
+    request.levels_auto = a.levels_auto;
+    request.model_path = a.model;
+    report.auto_selection = auto_select(points, options, request, progress.stream());
+    options.backend = report.auto_selection.backend;
+    options.level_offset = report.auto_selection.level_offset;
   }
-  const bool self = !points.has_targets();
-  const std::vector<double>& tx = self ? points.x : points.tx;
-  const std::vector<double>& ty = self ? points.y : points.ty;
 
   progress.stage("building tree and plan...");
-  Solver solver = self ? Solver(points.x, points.y, a.options)
-                       : Solver(points.x, points.y, points.tx, points.ty, a.options);
+  Solver solver = in.self() ? Solver(points.x, points.y, options)
+                            : Solver(points.x, points.y, points.tx, points.ty, options);
   for (const std::string& w : solver.warnings()) err << "warning: " << w << "\n";
 
   // Keep every run's timings; report the run whose total is the median (a real run, so its
@@ -466,57 +654,20 @@ int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
     result = solver.evaluate(points.q);
     runs.push_back(solver.timings());
   }
-  std::vector<std::size_t> order(runs.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t i, std::size_t j) { return runs[i].total < runs[j].total; });
 
-  report.options = a.options;
-  report.threads_used = a.options.threads > 0 ? a.options.threads : omp_get_max_threads();
+  report.options = options;
+  report.threads_used = options.threads > 0 ? options.threads : omp_get_max_threads();
   report.stats = solver.stats();
-  report.timings = runs[order[(order.size() - 1) / 2]];
+  report.timings = runs[median_run(runs)];
   report.repeat = a.repeat;
   for (const Timings& t : runs) report.totals.push_back(t.total);
   report.warnings = solver.warnings();
 
   if (a.verify) {
-    const std::size_t nt = tx.size();
-    const double pairs = static_cast<double>(points.x.size()) * static_cast<double>(nt);
-    std::size_t m = nt;
-    if (a.verify_sample > 0) {
-      m = std::min<std::size_t>(nt, static_cast<std::size_t>(a.verify_sample));
-    } else if (a.verify_sample < 0 && pairs > kVerifyAllPairs) {
-      m = std::min(nt, kVerifyDefaultSample);
-    }
-    Verification& v = report.verification;
-    v.done = true;
-    v.sampled = m < nt;
-    v.n_checked = m;
-    const std::vector<std::size_t> which =
-        v.sampled ? sample_indices(nt, m, a.seed) : std::vector<std::size_t>();
-    progress.stage("verifying against direct summation (" + std::to_string(m) + " targets)...");
-    std::vector<double> phi, fx, fy;
-    const auto start = std::chrono::steady_clock::now();
-    direct_sum(points.x, points.y, points.q, tx, ty, which, &phi, a.options.field ? &fx : nullptr,
-               a.options.field ? &fy : nullptr, a.options.threads);
-    v.direct_seconds = seconds_since(start);
-    const ErrorNorms e = error_norms(gather(result.potential, which), phi);
-    v.rel_l2 = e.rel_l2;
-    v.max_abs = e.max_abs;
-    if (a.options.field) {
-      const std::vector<double> ex = gather(result.field_x, which);
-      const std::vector<double> ey = gather(result.field_y, which);
-      double num = 0, den = 0, worst = 0;
-      for (std::size_t i = 0; i < ex.size(); ++i) {
-        const double dx = ex[i] - fx[i], dy = ey[i] - fy[i];
-        num += dx * dx + dy * dy;
-        den += fx[i] * fx[i] + fy[i] * fy[i];
-        worst = std::max(worst, std::hypot(dx, dy));
-      }
-      v.has_field = true;
-      v.field_rel_l2 = den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
-      v.field_max_abs = worst;
-    }
+    progress.stage("verifying against direct summation...");
+    const Reference reference =
+        direct_reference(in, options.field, a.verify_sample, a.seed, options.threads);
+    report.verification = verify(reference, result);
   }
 
   if (!a.output.empty()) {
@@ -526,8 +677,8 @@ int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
     file.potential = std::move(result.potential);
     file.field_x = std::move(result.field_x);
     file.field_y = std::move(result.field_y);
-    file.tx = tx;
-    file.ty = ty;
+    file.tx = in.tx();
+    file.ty = in.ty();
     file.attributes = to_attributes(report);
     write_result(a.output, file);
   }
@@ -558,15 +709,46 @@ int run_generate(const GenerateArgs& a, std::ostream& out) {
 ParsedCommand parse_command_line(int argc, const char* const* argv) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i] ? argv[i] : "");
+  const std::vector<std::string> all_words = args;  // the command line, for a sweep's metadata
   ParsedCommand cmd;
   std::string name = "evaluate";
   if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
-    if (args[0] != "evaluate" && args[0] != "generate") {
+    const std::vector<std::string> commands = {"evaluate", "generate", "compare", "sweep", "model"};
+    if (std::find(commands.begin(), commands.end(), args[0]) == commands.end()) {
       throw InvalidInput("unknown command '" + args[0] +
-                         "' (commands: evaluate, generate; see mlfma2d --help)");
+                         "' (commands: evaluate, generate, compare, sweep, model fit; see "
+                         "mlfma2d --help)");
     }
     name = args[0];
     args.erase(args.begin());
+  }
+  auto help = [&](const char* topic) {
+    cmd.command = Command::Help;
+    cmd.help_topic = topic;
+    return cmd;
+  };
+  if (name == "compare") {
+    const po::variables_map vm = parse_options(args, compare_description());
+    if (vm.count("help")) return help("compare");
+    cmd.command = Command::Compare;
+    cmd.compare = compare_args(vm);
+    return cmd;
+  }
+  if (name == "sweep") {
+    std::vector<std::string> words;
+    const po::variables_map vm = parse_options(args, sweep_description(), &words);
+    if (vm.count("help")) return help("sweep");
+    cmd.command = Command::Sweep;
+    cmd.sweep = sweep_args(vm, words, all_words);
+    return cmd;
+  }
+  if (name == "model") {
+    std::vector<std::string> words;
+    const po::variables_map vm = parse_options(args, model_description(), &words);
+    if (vm.count("help")) return help("model");
+    cmd.command = Command::ModelFit;
+    cmd.model_fit = model_fit_args(vm, words);
+    return cmd;
   }
   if (name == "generate") {
     const po::variables_map vm = parse_options(args, generate_description());
@@ -595,6 +777,38 @@ ParsedCommand parse_command_line(int argc, const char* const* argv) {
 
 std::string help_text(const std::string& topic) {
   std::ostringstream s;
+  if (topic == "compare") {
+    s << "mlfma2d compare: every near-field back end on one geometry, verified and timed\n\n"
+      << "Usage:\n  mlfma2d compare [--input FILE] [--backends A,B] [--repeat K] "
+         "[--output FILE.csv|.h5] [tree options]\n\n"
+      << "One Solver per back end, built on the same points and options (the tree is "
+         "deterministic,\nso all share the same tree); cpu always runs first: it is the "
+         "reference and the baseline.\nDirect summation runs once and checks every back end. "
+         "Back ends not available here are\nskipped with the reason.\n\n"
+      << compare_description() << "\n"
+      << compare_help_columns() << "\n"
+      << "Exit codes: as mlfma2d --help; 4 also when a back end disagrees with cpu (rel L2 > "
+         "1e-12).\n";
+    return s.str();
+  }
+  if (topic == "sweep") {
+    s << "mlfma2d sweep: re-run one of the papers' near-field experiments\n\n"
+      << "Usage:\n  mlfma2d sweep NAME [--quick] [--repeat K] [--backends A,B] "
+         "[--output-dir DIR]\n\n"
+      << sweep_help_text() << "\n"
+      << sweep_description() << "\n"
+      << "Exit codes: as mlfma2d --help; 4 when a back end disagrees with cpu.\n";
+    return s.str();
+  }
+  if (topic == "model") {
+    s << "mlfma2d model fit: fit the papers' performance model to sweep data\n\n"
+      << "Usage:\n  mlfma2d model fit SWEEP.csv [MORE.csv...] [--output coeffs.json] "
+         "[--plot-dir DIR]\n\n"
+      << model_help_text() << "\n"
+      << model_description() << "\n"
+      << "Exit codes: as mlfma2d --help (3: a CSV that cannot be read or is not a sweep's).\n";
+    return s.str();
+  }
   if (topic == "generate") {
     s << "mlfma2d generate: write a PEC point set (points with charges q uniform in [0, 1))\n\n"
       << "Usage:\n  mlfma2d generate --shape NAME --n N --output FILE [--seed S]\n\n"
@@ -622,6 +836,11 @@ std::string help_text(const std::string& topic) {
     << "  mlfma2d [evaluate] [options]      evaluate potentials (and fields) with the FMM\n"
     << "  mlfma2d generate --shape NAME --n N --output FILE [--seed S]\n"
     << "                                    write a PEC point set (see mlfma2d generate --help)\n"
+    << "  mlfma2d compare [options]         every back end on one geometry: errors, phase times,\n"
+    << "                                    speedups (see mlfma2d compare --help)\n"
+    << "  mlfma2d sweep NAME [options]      re-run a paper's experiment: collection, kernel,\n"
+    << "                                    levels (see mlfma2d sweep --help)\n"
+    << "  mlfma2d model fit CSV... [options]  fit the papers' performance model to sweep data\n"
     << "  mlfma2d --help | --version\n\n"
     << "Kernel convention:\n  " << kConvention << ".\n"
     << "  Targets default to the sources (self-evaluation).\n\n"
@@ -654,7 +873,9 @@ std::string help_text(const std::string& topic) {
     << "pairs_per_second, device_memory, repeat, warnings, timings (seconds: tree, plan, setup,\n"
     << "p2m, m2m, m2l, l2l, l2p, far, near_collect, near_transfer, near_kernel, near_return,\n"
     << "near, total) and, with --verify, error (rel_l2, max_abs, sampled, n_checked,\n"
-    << "field_rel_l2 with --field).\n\n"
+    << "field_rel_l2 with --field); with --backend auto or --levels auto also auto (backend,\n"
+    << "level_offset, levels, method, reason, candidates with their near, far and total "
+       "seconds).\n\n"
     << "Exit codes:\n"
     << "  0  success\n"
     << "  1  unexpected internal error\n"
@@ -697,6 +918,12 @@ int run_command(const ParsedCommand& command, std::ostream& out, std::ostream& e
       return run_generate(command.generate, out);
     case Command::Evaluate:
       return run_evaluate(command.evaluate, out, err);
+    case Command::Compare:
+      return run_compare(command.compare, out, err);
+    case Command::Sweep:
+      return run_sweep(command.sweep, out, err);
+    case Command::ModelFit:
+      return run_model_fit(command.model_fit, out, err);
   }
   return 1;
 }

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/auto_select.hpp"
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 
@@ -41,6 +42,7 @@ struct RunReport {
   std::vector<double> totals;  ///< total seconds of every evaluation, in run order
   std::vector<std::string> warnings;
   Verification verification;
+  AutoSelection auto_selection;  ///< --backend auto / --levels auto: what was chosen and why
 };
 
 /// \brief One row of the phase table: label for text, key for JSON and attributes.
@@ -63,5 +65,44 @@ std::string to_text(const RunReport& report);
 /// \brief Result-file attributes: every parameter, tree figure, timing (timing_<phase>, seconds),
 /// verification figures and the version.
 std::map<std::string, AttrValue> to_attributes(const RunReport& report);
+
+/// \brief The auto-selection as JSON (the report's key "auto").
+nlohmann::json to_json(const AutoSelection& selection);
+
+// ---- compare: one RunReport per back end, tabulated.
+
+/// \brief One back end of `mlfma2d compare`.
+struct CompareRow {
+  RunReport run;                ///< its evaluate report (verification against direct summation)
+  ErrorNorms vs_cpu;            ///< potential against the cpu back end's
+  double speedup_cpu_near = 0;  ///< cpu near total / this near total
+  double speedup_cpu_total = 0;
+  double speedup_indexing_near = 0;  ///< NaN when indexing did not run
+  double speedup_indexing_total = 0;
+};
+
+/// \brief The whole comparison.
+struct CompareReport {
+  std::string construction;  ///< how the back ends' solvers were built
+  std::vector<CompareRow> rows;
+  std::vector<std::pair<std::string, std::string>> skipped;  ///< (back end, why)
+  std::string output;
+  AutoSelection auto_selection;  ///< --levels auto
+};
+
+/// \brief One column of the comparison table: numbers, or text (the back end's name).
+struct TableColumn {
+  std::string name;
+  std::string unit;  ///< "s", "B", "pairs/s", "" (ratio or count)
+  bool is_text = false;
+  std::vector<double> numbers;
+  std::vector<std::string> texts;
+};
+/// The columns written to CSV and HDF5 (and described in compare --help), one value per row.
+std::vector<TableColumn> compare_columns(const CompareReport& report);
+
+nlohmann::json to_json(const CompareReport& report);
+/// The tables a person reads: geometry, then times (ms) and accuracy/speedups per back end.
+std::string to_text(const CompareReport& report);
 
 }  // namespace mlfma2d::app

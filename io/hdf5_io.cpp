@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -111,6 +113,54 @@ std::string class_name(H5T_class_t c) {
   }
 }
 
+// Chunked data may be compressed; deflate's ratio is at most 1032:1, so a chunked dataset that
+// claims more than this many times the file's size is corrupt (or a decompression bomb).
+constexpr double kMaxCompression = 1100;
+
+// Checks that the stored data can hold the n entries of `elem` bytes that the header claims,
+// before anything is allocated or read: libhdf5 1.10 trusts a corrupt header and reads past its
+// own buffers (compact layout, found by fuzz_hdf5; docs/fuzzing.md), and a claimed length alone
+// must not make us allocate gigabytes.
+void check_storage(const Ctx& c, hid_t file, hid_t ds, const std::string& name, hsize_t n,
+                   std::size_t elem) {
+  if (n == 0) return;
+  Hid dcpl = c.own(H5Dget_create_plist(ds), H5Pclose, "cannot read the layout of " + name);
+  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+  hsize_t file_size = 0;
+  c.check(H5Fget_filesize(file, &file_size), "cannot read the file size");
+  const double need = double(n) * double(elem);  // exact enough for comparisons of sizes
+  const hsize_t stored = H5Dget_storage_size(ds);
+  const std::string claims = name + " claims " + std::to_string(n) + " entries of " +
+                             std::to_string(elem) + " bytes";
+  switch (layout) {
+    case H5D_COMPACT:
+      if (need != double(stored)) {
+        c.fail(claims + " but stores " + std::to_string(stored) + " bytes (corrupt file)");
+      }
+      return;
+    case H5D_CONTIGUOUS: {
+      if (H5Pget_external_count(dcpl.get()) != 0) {
+        c.fail(name + " keeps its data in external files, which are not read");
+      }
+      const haddr_t offset = H5Dget_offset(ds);
+      if (offset == HADDR_UNDEF || stored == 0) c.fail(name + " has no data stored");
+      if (need > double(stored) || double(offset) + need > double(file_size)) {
+        c.fail(claims + " but the file holds only " + std::to_string(file_size) +
+               " bytes (truncated or corrupt file)");
+      }
+      return;
+    }
+    case H5D_CHUNKED:
+      if (need > kMaxCompression * double(file_size) + 1048576.0) {
+        c.fail(claims + ", implausible in a file of " + std::to_string(file_size) +
+               " bytes (corrupt file)");
+      }
+      return;
+    default:
+      c.fail(name + " has a storage layout that is not read (virtual or unknown)");
+  }
+}
+
 // A 1-D numeric dataset as doubles (HDF5 converts integers and single precision).
 std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& name) {
   if (!exists(file, name)) c.fail("dataset " + name + " not found");
@@ -128,7 +178,17 @@ std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& nam
   }
   hsize_t n = 0;
   c.check(H5Sget_simple_extent_dims(space.get(), &n, nullptr), "cannot read the shape of " + name);
-  std::vector<double> v(n);
+  const std::size_t elem = H5Tget_size(type.get());
+  if (elem == 0) c.fail("cannot read the type of " + name);
+  check_storage(c, file, ds.get(), name, n, elem);
+  std::vector<double> v;
+  try {
+    v.resize(n);
+  } catch (const std::bad_alloc&) {
+    c.fail("not enough memory to read the " + std::to_string(n) + " entries of " + name);
+  } catch (const std::length_error&) {
+    c.fail("not enough memory to read the " + std::to_string(n) + " entries of " + name);
+  }
   if (n > 0) {
     c.check(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()),
             "cannot read " + name);

@@ -66,6 +66,8 @@ std::unique_ptr<NearFieldBackend> make_cpu_backend();
 #ifdef MLFMA2D_WITH_CUDA
 std::unique_ptr<NearFieldBackend> make_indexing_backend();
 std::unique_ptr<NearFieldBackend> make_repetition_backend();
+std::unique_ptr<NearFieldBackend> make_shared_backend();
+std::unique_ptr<NearFieldBackend> make_repetition_gpu_backend();
 /// Number of CUDA devices visible (0 if none or the driver is missing); `why` gets the reason.
 int cuda_device_count(std::string* why);
 #endif

@@ -8,7 +8,10 @@
 namespace mlfma2d {
 namespace {
 
-bool is_gpu(const std::string& name) { return name == "indexing" || name == "repetition"; }
+bool is_gpu(const std::string& name) {
+  return name == "indexing" || name == "repetition" || name == "shared" ||
+         name == "repetition-gpu";
+}
 
 std::string valid_names() {
   std::ostringstream s;
@@ -19,7 +22,9 @@ std::string valid_names() {
 
 }  // namespace
 
-std::vector<std::string> near_field_backends() { return {"cpu", "indexing", "repetition"}; }
+std::vector<std::string> near_field_backends() {
+  return {"cpu", "indexing", "repetition", "shared", "repetition-gpu"};
+}
 
 bool near_field_backend_available(const std::string& name, std::string* why) {
   auto no = [&](const std::string& reason) {
@@ -46,6 +51,8 @@ std::unique_ptr<NearFieldBackend> make_near_field_backend(const std::string& nam
 #ifdef MLFMA2D_WITH_CUDA
   if (name == "indexing") return make_indexing_backend();
   if (name == "repetition") return make_repetition_backend();
+  if (name == "shared") return make_shared_backend();
+  if (name == "repetition-gpu") return make_repetition_gpu_backend();
 #endif
   throw BackendUnavailable("unknown back end '" + name + "'; valid: " + valid_names());
 }

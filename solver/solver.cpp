@@ -64,6 +64,11 @@ struct Solver::Impl {
     timed(&timings.tree,
           [&] { tree = build_tree(x, y, tx, ty, opt.ct, opt.level_offset, &warning, threads); });
     if (!warning.empty()) warnings.push_back(warning);
+    if (all_at_one_point()) {
+      warnings.push_back("all " + std::to_string(tree.n_sources()) + " sources" +
+                         (tree.self ? "" : " and targets") +
+                         " are identical: every pair is skipped, the potential (and field) is 0");
+    }
     timed(&timings.plan, [&] { plan = build_plan(tree, threads); });
     timed(&timings.setup, [&] {
       ops = std::make_unique<Operators>(p);
@@ -82,6 +87,18 @@ struct Solver::Impl {
       near->setup(problem);
     });
     fill_stats(p);
+  }
+
+  // Whether every source and target is the same point, so that every pair is skipped.
+  bool all_at_one_point() const {
+    const double x0 = x[0], y0 = y[0];
+    auto same = [&](const std::vector<double>& px, const std::vector<double>& py) {
+      for (std::size_t i = 0; i < px.size(); ++i) {
+        if (px[i] != x0 || py[i] != y0) return false;
+      }
+      return true;
+    };
+    return same(x, y) && same(tx, ty);
   }
 
   void validate_options() const {

@@ -1,6 +1,7 @@
 #include "solver/tree.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <numeric>
 #include <sstream>
@@ -14,6 +15,9 @@ namespace {
 
 // Bits per coordinate of the deepest level's keys: level l has 2^(l-1) boxes per side.
 constexpr int kDeepBits = kMaxLevels - 1;
+
+// Smallest root box: its deepest boxes are 2^4 times the smallest normal double (about 4e-298).
+const double kMinRootSize = std::ldexp(DBL_MIN, kMaxLevels + 3);
 
 // Spread the bits of v to the even positions of a 64-bit word.
 std::uint64_t spread_bits(std::uint32_t v) {
@@ -99,6 +103,12 @@ void Tree::centre(int l, std::size_t b, double* cx, double* cy) const {
   *cy = y0 + (c.iy + 0.5) * s;
 }
 
+void Tree::centre_index(int l, std::size_t b, double* hx, double* hy) const {
+  const BoxCoord c = morton_decode(level[l].key[b]);
+  *hx = double(c.ix) + 0.5;
+  *hy = double(c.iy) + 0.5;
+}
+
 Tree build_tree(const std::vector<double>& x, const std::vector<double>& y,
                 const std::vector<double>& tx, const std::vector<double>& ty, int ct,
                 int level_offset, std::string* warning, int threads) {
@@ -133,8 +143,12 @@ Tree build_tree(const std::vector<double>& x, const std::vector<double>& y,
   }
   double size = std::max(xmax - xmin, ymax - ymin);
   // All points identical (or one point): any positive size works; keep it on the data's scale.
-  if (!(size > 0)) size = std::max({std::abs(xmin), std::abs(ymin), 1e-300}) * 1e-6;
+  if (!(size > 0)) size = std::max(std::abs(xmin), std::abs(ymin)) * 1e-6;
   if (!std::isfinite(size)) throw InvalidInput("the points' extent overflows a double");
+  // The deepest boxes, size / 2^(kMaxLevels - 1), must be normal numbers, or 1/box and the scaled
+  // expansions overflow (points around 1e-300, or identical points at 0): a floor on the root
+  // box, far below any extent but a tiny one, which only makes the root box larger than needed.
+  size = std::max(size, kMinRootSize);
   tree.x0 = xmin;
   tree.y0 = ymin;
   tree.size = size;
@@ -164,7 +178,7 @@ Tree build_tree(const std::vector<double>& x, const std::vector<double>& y,
   if (L < 1 || L > kMaxLevels) {
     std::ostringstream m;
     m << "level offset " << (level_offset > 0 ? "+" : "") << level_offset
-      << " puts the last level at L = " << L << " (CT fixed L = " << tree.levels_ct << "); L must be"
+      << " (--levels) puts the last level at L = " << L << " (CT fixed L = " << tree.levels_ct << "); L must be"
       << (L < 1 ? " >= 1 (level 1 is the root)" : " <= " + std::to_string(kMaxLevels));
     throw InvalidInput(m.str());
   }

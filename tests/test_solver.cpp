@@ -178,12 +178,12 @@ TEST(Backends, UnknownNameListsTheValidOnes) {
   } catch (const BackendUnavailable& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("nosuch"), std::string::npos);
-    EXPECT_NE(m.find("cpu, indexing, repetition"), std::string::npos) << m;
+    EXPECT_NE(m.find("cpu, indexing, repetition, shared, repetition-gpu"), std::string::npos) << m;
   }
 }
 
 TEST(Backends, GpuBackEndsSayWhyTheyCannotRun) {
-  for (const std::string name : {"indexing", "repetition"}) {
+  for (const std::string name : {"indexing", "repetition", "shared", "repetition-gpu"}) {
     std::string why;
     if (near_field_backend_available(name, &why)) continue;  // a GPU is here
 #ifdef MLFMA2D_WITH_CUDA

@@ -59,10 +59,20 @@ struct E1Sources {
 extern "C" __m256d _ZGVdN4v_log(__m256d);  // glibc libmvec: 4-wide double log
 namespace {
 
-inline __m256d masked_r2(__m256d dx, __m256d dy) {
+// r2 with every lane below the smallest normal double replaced by 1 (log 1 = 0: skipped). Such
+// a lane is a coincident pair (dx = dy = 0, skipped by rule) or, rarely, two points closer than
+// about 1.5e-154, whose r2 lost its digits: `tiny` collects the bits of dx | dy of those lanes,
+// and a target with any such lane is summed again by the scalar pair.hpp, which scales them.
+inline __m256d masked_r2(__m256d dx, __m256d dy, __m256d* tiny) {
   const __m256d r2 = _mm256_fmadd_pd(dx, dx, _mm256_mul_pd(dy, dy));
-  const __m256d zero = _mm256_cmp_pd(r2, _mm256_setzero_pd(), _CMP_EQ_OQ);
-  return _mm256_blendv_pd(r2, _mm256_set1_pd(1.0), zero);
+  const __m256d small = _mm256_cmp_pd(r2, _mm256_set1_pd(kPairMinR2), _CMP_LT_OQ);
+  *tiny = _mm256_or_pd(*tiny, _mm256_and_pd(small, _mm256_or_pd(dx, dy)));
+  return _mm256_blendv_pd(r2, _mm256_set1_pd(1.0), small);
+}
+
+// Whether a lane of `tiny` holds a non-zero dx or dy (-0.0 counts as zero).
+inline bool any_tiny(__m256d tiny) {
+  return _mm256_movemask_pd(_mm256_cmp_pd(tiny, _mm256_setzero_pd(), _CMP_NEQ_UQ)) != 0;
 }
 
 inline double hsum(__m256d v) {
@@ -72,22 +82,27 @@ inline double hsum(__m256d v) {
 
 void E1Sources::sum(double tx, double ty, double* phi) const {
   const __m256d X = _mm256_set1_pd(tx), Y = _mm256_set1_pd(ty);
-  __m256d acc = _mm256_setzero_pd();
+  __m256d acc = _mm256_setzero_pd(), tiny = acc;
   for (std::size_t j = 0; j < n; j += 4) {
     const __m256d r2 = masked_r2(_mm256_sub_pd(X, _mm256_loadu_pd(&x[j])),
-                                 _mm256_sub_pd(Y, _mm256_loadu_pd(&y[j])));
+                                 _mm256_sub_pd(Y, _mm256_loadu_pd(&y[j])), &tiny);
     acc = _mm256_fmadd_pd(_mm256_loadu_pd(&q[j]), _ZGVdN4v_log(r2), acc);
   }
   *phi = 0.5 * hsum(acc);
+  if (any_tiny(tiny)) {
+    double s = 0;
+    for (std::size_t j = 0; j < n; ++j) log_pair(tx, ty, x[j], y[j], q[j], &s);
+    *phi = s;
+  }
 }
 
 void E1Sources::sum_field(double tx, double ty, double* phi, double* ex, double* ey) const {
   const __m256d X = _mm256_set1_pd(tx), Y = _mm256_set1_pd(ty);
-  __m256d acc = _mm256_setzero_pd(), ax = acc, ay = acc;
+  __m256d acc = _mm256_setzero_pd(), ax = acc, ay = acc, tiny = acc;
   for (std::size_t j = 0; j < n; j += 4) {
     const __m256d dx = _mm256_sub_pd(X, _mm256_loadu_pd(&x[j]));
     const __m256d dy = _mm256_sub_pd(Y, _mm256_loadu_pd(&y[j]));
-    const __m256d r2 = masked_r2(dx, dy), qj = _mm256_loadu_pd(&q[j]);
+    const __m256d r2 = masked_r2(dx, dy, &tiny), qj = _mm256_loadu_pd(&q[j]);
     acc = _mm256_fmadd_pd(qj, _ZGVdN4v_log(r2), acc);
     const __m256d s = _mm256_div_pd(qj, r2);  // E += -q (x - y) / r2
     ax = _mm256_fnmadd_pd(s, dx, ax);
@@ -96,6 +111,13 @@ void E1Sources::sum_field(double tx, double ty, double* phi, double* ex, double*
   *phi = 0.5 * hsum(acc);
   *ex = hsum(ax);
   *ey = hsum(ay);
+  if (any_tiny(tiny)) {
+    double s = 0, sx = 0, sy = 0;
+    for (std::size_t j = 0; j < n; ++j) log_pair_field(tx, ty, x[j], y[j], q[j], &s, &sx, &sy);
+    *phi = s;
+    *ex = sx;
+    *ey = sy;
+  }
 }
 #else
 void E1Sources::sum(double tx, double ty, double* phi) const {

@@ -3,6 +3,9 @@
 // reference point.
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+#include <cstring>
+
 #include "nearfield/cuda/cuda_common.hpp"
 #include "nearfield/cuda/kernels.hpp"
 
@@ -11,6 +14,14 @@ namespace mlfma2d::cuda {
 namespace {
 
 constexpr int kBlock = 128;  // threads per block; one thread per box
+
+// Fault injection for the tests of error handling (tests/test_gpu_errors.cpp): with
+// MLFMA2D_FAULT_INJECT=kernel-launch the launch asks for more threads per block than any GPU
+// has, a real CUDA error in the middle of a run.
+int block_size() {
+  const char* f = std::getenv("MLFMA2D_FAULT_INJECT");
+  return (f && std::strcmp(f, "kernel-launch") == 0) ? 4096 : kBlock;
+}
 
 template <bool kField>
 __global__ void indexing_kernel(IndexingArrays a, NearFieldOut out) {
@@ -23,12 +34,13 @@ __global__ void indexing_kernel(IndexingArrays a, NearFieldOut out) {
 void launch_indexing(const IndexingArrays& arrays, const NearFieldOut& out, bool field,
                      void* stream) {
   if (arrays.boxes <= 0) return;
-  const auto blocks = static_cast<unsigned>((arrays.boxes + kBlock - 1) / kBlock);
+  const int threads = block_size();
+  const auto blocks = static_cast<unsigned>((arrays.boxes + threads - 1) / threads);
   auto s = static_cast<cudaStream_t>(stream);
   if (field) {
-    indexing_kernel<true><<<blocks, kBlock, 0, s>>>(arrays, out);
+    indexing_kernel<true><<<blocks, threads, 0, s>>>(arrays, out);
   } else {
-    indexing_kernel<false><<<blocks, kBlock, 0, s>>>(arrays, out);
+    indexing_kernel<false><<<blocks, threads, 0, s>>>(arrays, out);
   }
   check_launch("indexing_kernel", __FILE__, __LINE__);
 }

@@ -1,0 +1,530 @@
+// The end-to-end performance table (docs/performance-gpu.md): per-evaluation times with the
+// geometry reused and new charges each call, the first evaluation with all setup reported
+// apart, the near-field kernel's pair rate against the measured double-log ceiling, growth with
+// N, the N = 1e8 run, and the CPU-only row. Prints each row as it completes, a table last, and
+// writes JSON.
+//
+//   mlfma2d_bench [--backend NAME] [--threads T] [--repeat K] [--rows LIST] [--json FILE]
+//                 [--ct CT] [--level-offset I] [--sample S] [--kernel-variants]
+//                 [--kernel-n N] [--kernel-ct LIST]
+//   rows: a  N=1e6 uniform, eps 1e-10: first evaluation (tree, plan, setup, evaluation) and the
+//            median of K evaluations with new charges; error vs direct summation on a sample
+//         b  the same at N=1e7
+//         c  N=1e6 circle contour, and its ratio to (a)
+//         d  near-field kernel pairs/s at N=1e7 uniform, CT 15 and CT 64 (plan.near_pairs /
+//            the kernel phase), against the 2.65e11 pairs/s all-pairs double-log ceiling; the
+//            back end alone (no far field): tree, plan and setup once, then K evaluations.
+//            --kernel-n and --kernel-ct change N and the CT list (e.g. the near field at 1e8);
+//            --kernel-variants adds the other block layouts of 'shared' and repetition-gpu
+//         e  growth: time(1e7) / time(1e6) (needs a and b)
+//         f  N=1e8 completes (time, host and device memory); only when listed, or with `all` on
+//            a machine with >= 100 GiB of memory
+//         g  the CPU-only row: cpu back end, N=1e6, eps 1e-10
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mlfma2d/io.hpp"
+#include "mlfma2d/mlfma2d.hpp"
+#include "nearfield/backend.hpp"
+#include "solver/plan.hpp"
+#include "solver/tree.hpp"
+#ifdef MLFMA2D_WITH_CUDA
+#include "nearfield/cuda/cuda_common.hpp"
+#include "nearfield/cuda/fast_backends.hpp"
+#endif
+
+using namespace mlfma2d;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr double kCeiling = 2.65e11;      // all-pairs tiled double-log kernel, H100 (DESIGN 6)
+constexpr double kKernelTarget = 1.3e11;  // half the ceiling
+constexpr double kEps = 1e-10;
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+/// Charges of evaluation k: uniform in [0, 1), a new vector each call.
+std::vector<double> charges(std::size_t n, std::uint64_t k) {
+  std::vector<double> q(n);
+  const auto count = static_cast<std::int64_t>(n);
+#pragma omp parallel
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    std::mt19937_64 rng(1000003 * (k + 1) + std::uint64_t(t));
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (std::int64_t i = count * t / nt; i < count * (t + 1) / nt; ++i) q[i] = u(rng);
+  }
+  return q;
+}
+
+/// Peak resident host memory of this process, GiB (VmHWM).
+double peak_rss_gib() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atof(line.c_str() + 6) / (1024.0 * 1024.0);
+  }
+  return 0;
+}
+
+double host_memory_gib() {
+  std::ifstream f("/proc/meminfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("MemTotal:", 0) == 0) return std::atof(line.c_str() + 9) / (1024.0 * 1024.0);
+  }
+  return 0;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+std::string ms(double s) {
+  return fmt("%.1f ms", 1e3 * s);
+}
+
+struct Args {
+  std::string backend;
+  int threads = 0;
+  int repeat = 5;
+  std::set<std::string> rows;
+  bool all = true;
+  std::string json_path;
+  int ct = 15;
+  int level_offset = 0;
+  std::size_t sample = 1000;
+  bool variants = false;
+  std::size_t kernel_n = 10000000;
+  std::vector<int> kernel_ct = {15, 64};
+};
+
+struct Row {
+  std::string id, what, target, measured, met;
+  json detail;
+};
+
+std::vector<Row> g_rows;
+
+void print_row(const Row& r) {
+  std::printf("%-4s %-46s %-16s %-22s %s\n", r.id.c_str(), r.what.c_str(), r.target.c_str(),
+              r.measured.c_str(), r.met.c_str());
+}
+
+void add_row(Row r) {
+  print_row(r);
+  std::printf("     %s\n", r.detail.dump().c_str());
+  std::fflush(stdout);
+  g_rows.push_back(std::move(r));
+}
+
+/// \brief One end-to-end measurement: Solver construction + first evaluation, then K more.
+struct EndToEnd {
+  double first = 0;  ///< construction (tree, plan, setup) + first evaluation, wall
+  double median = 0, near = 0, far = 0, kernel = 0;
+  double rel_l2 = 0;
+  std::size_t sampled = 0;
+  json detail;
+};
+
+EndToEnd end_to_end(const std::string& shape, std::size_t n, const std::string& backend,
+                    const Args& a, int repeat) {
+  const PointSet p = generate_points(shape, n, 1);
+  Options o;
+  o.eps = kEps;
+  o.backend = backend;
+  o.threads = a.threads;
+  o.ct = a.ct;
+  o.level_offset = a.level_offset;
+  std::vector<double> phi(n);
+  const double t0 = now();
+  Solver s(p.x, p.y, o);
+  s.evaluate(p.q.data(), phi.data(), nullptr, nullptr);
+  EndToEnd e;
+  e.first = now() - t0;
+  const Timings first = s.timings();
+  std::vector<double> total, near, far, kernel;
+  std::vector<double> q;
+  for (int k = 0; k < repeat; ++k) {
+    q = charges(n, std::uint64_t(k));  // outside the timed region
+    s.evaluate(q.data(), phi.data(), nullptr, nullptr);
+    const Timings& t = s.timings();
+    total.push_back(t.total);
+    near.push_back(t.near);
+    far.push_back(t.far);
+    kernel.push_back(t.near_kernel);
+  }
+  if (repeat == 0) q = p.q;
+  e.median = median(total);
+  e.near = median(near);
+  e.far = median(far);
+  e.kernel = median(kernel);
+  // Error of the last evaluation on a sample of targets, against direct summation.
+  const std::size_t m = std::min(n, std::max<std::size_t>(1, a.sample));
+  std::vector<std::size_t> which(m);
+  for (std::size_t i = 0; i < m; ++i) which[i] = i * (n / m);
+  std::vector<double> ref, got(m);
+  direct_sum(p.x, p.y, q, p.x, p.y, which, &ref, nullptr, nullptr, a.threads);
+  for (std::size_t i = 0; i < m; ++i) got[i] = phi[which[i]];
+  e.rel_l2 = error_norms(got, ref).rel_l2;
+  e.sampled = m;
+  const TreeStats& st = s.stats();
+  e.detail = {{"n", n},
+              {"shape", shape},
+              {"backend", backend},
+              {"eps", kEps},
+              {"terms", st.terms},
+              {"ct", st.ct},
+              {"levels", st.levels},
+              {"t", st.t},
+              {"D", st.D},
+              {"near_pairs", st.near_pairs},
+              {"first_s", e.first},
+              {"first_tree_s", first.tree},
+              {"first_plan_s", first.plan},
+              {"first_setup_s", first.setup},
+              {"first_evaluation_s", first.total},
+              {"median_s", e.median},
+              {"median_near_s", e.near},
+              {"median_far_s", e.far},
+              {"median_near_kernel_s", e.kernel},
+              {"evaluations_s", total},
+              {"rel_l2", e.rel_l2},
+              {"sampled", m},
+              {"device_memory", st.device_memory}};
+  return e;
+}
+
+/// Time the near-field back end alone (no far field) on an N-point uniform set: setup once,
+/// `repeat` evaluations with new charges after one warm-up; the kernel phase's median.
+json kernel_rate(const std::function<std::unique_ptr<NearFieldBackend>()>& make,
+                 const std::string& label, const PointSet& p, const Tree& tree, const Plan& plan,
+                 const Args& a, int repeat) {
+  NearFieldProblem prob;
+  prob.tree = &tree;
+  prob.plan = &plan;
+  prob.x = p.x.data();
+  prob.y = p.y.data();
+  prob.tx = p.x.data();
+  prob.ty = p.y.data();
+  prob.threads = a.threads;
+  auto b = make();
+  const double t0 = now();
+  b->setup(prob);
+  const double setup = now() - t0;
+  std::vector<double> phi(tree.n_targets());
+  std::vector<double> kernel, total, collect, transfer, ret;
+  std::size_t device_bytes = 0;
+  for (int k = 0; k <= repeat; ++k) {
+    const std::vector<double> q = charges(p.x.size(), 100 + std::uint64_t(k));
+    NearFieldTimings t;
+    b->evaluate(q.data(), phi.data(), nullptr, nullptr, &t);
+    device_bytes = std::max(device_bytes, t.device_bytes);
+    if (k == 0) continue;  // warm-up
+    kernel.push_back(t.kernel);
+    total.push_back(t.total);
+    collect.push_back(t.collect);
+    transfer.push_back(t.transfer);
+    ret.push_back(t.ret);
+  }
+  const double km = median(kernel);
+  const double rate = km > 0 ? double(plan.near_pairs) / km : 0;
+  return {{"variant", label},
+          {"n", tree.n_targets()},
+          {"ct", tree.ct},
+          {"levels", tree.levels},
+          {"t", tree.t},
+          {"D", tree.mean_per_box},
+          {"near_pairs", plan.near_pairs},
+          {"setup_s", setup},
+          {"kernel_s", km},
+          {"kernels_s", kernel},
+          {"collect_s", median(collect)},
+          {"transfer_s", median(transfer)},
+          {"return_s", median(ret)},
+          {"near_total_s", median(total)},
+          {"device_bytes", device_bytes},
+          {"pairs_per_s", rate},
+          {"of_ceiling", rate / kCeiling}};
+}
+
+void row_end_to_end(const std::string& id, const std::string& shape, std::size_t n, double target,
+                    const std::string& backend, const Args& a, EndToEnd* keep) {
+  const EndToEnd e = end_to_end(shape, n, backend, a, a.repeat);
+  Row r;
+  r.id = id;
+  r.what = "N=" + fmt("%.0e", double(n)) + " " + shape + ", " + backend + ", eps 1e-10, median";
+  r.target = target > 0 ? "<= " + ms(target) : "-";
+  r.measured = ms(e.median);
+  r.met = target > 0 ? (e.median <= target ? "yes" : "no") : "n/a";
+  r.detail = e.detail;
+  std::printf(
+      "     first (tree+plan+setup+evaluation) %s; near %s, far %s (overlapped), "
+      "kernel %s; rel_l2 %.2e on %zu targets\n",
+      ms(e.first).c_str(), ms(e.near).c_str(), ms(e.far).c_str(), ms(e.kernel).c_str(), e.rel_l2,
+      e.sampled);
+  add_row(r);
+  if (keep) *keep = e;
+}
+
+bool wants(const Args& a, const std::string& id) {
+  if (a.rows.count(id)) return true;
+  return a.all && id != "f";
+}
+
+void usage() {
+  std::printf(
+      "usage: mlfma2d_bench [--backend NAME] [--threads T] [--repeat K] [--rows LIST]\n"
+      "                     [--json FILE] [--ct CT] [--level-offset I] [--sample S]\n"
+      "                     [--kernel-variants] [--kernel-n N] [--kernel-ct LIST]\n"
+      "  rows: comma list of a,b,c,d,e,f,g or all (default; f only on >= 100 GiB of memory)\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  a.backend = near_field_backend_available("shared") ? "shared" : "cpu";
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string k = argv[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= argc) throw InvalidInput(k + " needs a value");
+        return argv[++i];
+      };
+      if (k == "--backend") {
+        a.backend = value();
+      } else if (k == "--threads") {
+        a.threads = std::stoi(value());
+      } else if (k == "--repeat") {
+        a.repeat = std::max(1, std::stoi(value()));
+      } else if (k == "--rows") {
+        std::stringstream s(value());
+        std::string item;
+        a.all = false;
+        while (std::getline(s, item, ',')) {
+          if (item == "all") {
+            a.all = true;
+          } else if (item.size() == 1 && item[0] >= 'a' && item[0] <= 'g') {
+            a.rows.insert(item);
+          } else {
+            throw InvalidInput("--rows: unknown row '" + item + "' (a..g or all)");
+          }
+        }
+      } else if (k == "--json") {
+        a.json_path = value();
+      } else if (k == "--ct") {
+        a.ct = std::stoi(value());
+      } else if (k == "--level-offset") {
+        a.level_offset = std::stoi(value());
+      } else if (k == "--sample") {
+        a.sample = std::stoul(value());
+      } else if (k == "--kernel-variants") {
+        a.variants = true;
+      } else if (k == "--kernel-n") {
+        a.kernel_n = static_cast<std::size_t>(std::stod(value()));
+      } else if (k == "--kernel-ct") {
+        std::stringstream s(value());
+        std::string item;
+        a.kernel_ct.clear();
+        while (std::getline(s, item, ',')) a.kernel_ct.push_back(std::stoi(item));
+      } else if (k == "--help" || k == "-h") {
+        usage();
+        return 0;
+      } else {
+        throw InvalidInput("unknown option " + k);
+      }
+    }
+    std::string why;
+    if (!near_field_backend_available(a.backend, &why)) throw BackendUnavailable(why);
+    if (a.all && host_memory_gib() >= 100) a.rows.insert("f");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());
+    usage();
+    return 2;
+  }
+
+  std::string device = "none";
+#ifdef MLFMA2D_WITH_CUDA
+  if (cuda_device_count(nullptr) > 0) device = cuda::device_name();
+#endif
+  const int threads = a.threads > 0 ? a.threads : omp_get_max_threads();
+  if (a.threads > 0) omp_set_num_threads(a.threads);
+  std::printf(
+      "mlfma2d_bench: back end %s, device %s, %d host threads, %.0f GiB host memory, "
+      "repeat %d, CT %d, level offset %+d\n",
+      a.backend.c_str(), device.c_str(), threads, host_memory_gib(), a.repeat, a.ct,
+      a.level_offset);
+  std::printf("%-4s %-46s %-16s %-22s %s\n", "row", "what", "target", "measured", "met");
+  std::fflush(stdout);
+
+  int status = 0;
+  try {
+    EndToEnd ra, rb;
+    bool have_a = false, have_b = false;
+    if (wants(a, "a")) {
+      row_end_to_end("a", "uniform", 1000000, 0.060, a.backend, a, &ra);
+      have_a = true;
+    }
+    if (wants(a, "b")) {
+      Args b = a;
+      b.sample = std::max<std::size_t>(100, a.sample / 10);  // direct sums cost N per target
+      row_end_to_end("b", "uniform", 10000000, 0.600, a.backend, b, &rb);
+      have_b = true;
+    }
+    if (wants(a, "c")) {
+      EndToEnd rc;
+      row_end_to_end("c", "circle", 1000000, 0.060, a.backend, a, &rc);
+      if (have_a) {
+        std::printf("     circle / uniform at N=1e6: %.2f\n", rc.median / ra.median);
+        g_rows.back().detail["ratio_to_a"] = rc.median / ra.median;
+      }
+    }
+    if (wants(a, "d")) {
+      const std::size_t n = a.kernel_n;
+      const PointSet p = generate_points("uniform", n, 2);
+      for (int ct : a.kernel_ct) {
+        const Tree tree = build_tree(p.x, p.y, {}, {}, ct, 0, nullptr, a.threads);
+        const Plan plan = build_plan(tree, a.threads);
+        const std::string b = a.backend;
+        const json main =
+            kernel_rate([&] { return make_near_field_backend(b); }, b, p, tree, plan, a, a.repeat);
+        Row r;
+        r.id = "d" + std::to_string(ct);
+        r.what = "near kernel N=" + fmt("%.0e", double(n)) + " uniform CT " + std::to_string(ct) +
+                 ", " + b;
+        r.target = ">= 1.3e11 pairs/s";
+        const double rate = main["pairs_per_s"].get<double>();
+        r.measured = fmt("%.3g pairs/s", rate) + fmt(" (%.0f%%)", 100 * rate / kCeiling);
+        r.met = rate >= kKernelTarget ? "yes" : "no";
+        r.detail = main;
+        r.detail["peak_rss_gib"] = peak_rss_gib();
+#ifdef MLFMA2D_WITH_CUDA
+        if (a.variants && b == "shared") {
+          json v = json::array();
+          for (cuda::SharedMode mode :
+               {cuda::SharedMode::kGroupsUnsorted, cuda::SharedMode::kLeaves}) {
+            const json k = kernel_rate([&] { return make_shared_backend(mode); },
+                                       std::string("shared/") + cuda::shared_mode_name(mode), p,
+                                       tree, plan, a, 3);
+            std::printf("     variant %-24s %.3g pairs/s (%.0f%% of ceiling), kernel %s\n",
+                        k["variant"].get<std::string>().c_str(), k["pairs_per_s"].get<double>(),
+                        100 * k["of_ceiling"].get<double>(),
+                        ms(k["kernel_s"].get<double>()).c_str());
+            v.push_back(k);
+          }
+          for (const std::string other : {"repetition-gpu"}) {
+            const json k = kernel_rate([&] { return make_near_field_backend(other); }, other, p,
+                                       tree, plan, a, 3);
+            std::printf("     variant %-24s %.3g pairs/s (%.0f%% of ceiling), kernel %s\n",
+                        other.c_str(), k["pairs_per_s"].get<double>(),
+                        100 * k["of_ceiling"].get<double>(),
+                        ms(k["kernel_s"].get<double>()).c_str());
+            v.push_back(k);
+          }
+          r.detail["variants"] = v;
+        }
+#endif
+        add_row(r);
+      }
+    }
+    if (wants(a, "e")) {
+      Row r;
+      r.id = "e";
+      r.what = "growth time(1e7) / time(1e6), " + a.backend;
+      r.target = "<= 12";
+      if (have_a && have_b) {
+        const double g = rb.median / ra.median;
+        r.measured = fmt("%.2f", g);
+        r.met = g <= 12 ? "yes" : "no";
+        r.detail = {{"time_1e6_s", ra.median}, {"time_1e7_s", rb.median}, {"growth", g}};
+      } else {
+        r.measured = "needs rows a, b";
+        r.met = "n/a";
+      }
+      add_row(r);
+    }
+    if (a.rows.count("f")) {
+      const std::size_t n = 100000000;
+      Args f = a;
+      f.sample = 20;
+      const EndToEnd e = end_to_end("uniform", n, a.backend, f, 1);
+      Row r;
+      r.id = "f";
+      r.what = "N=1e8 uniform completes, " + a.backend;
+      r.target = "completes";
+      r.measured = ms(e.median) + fmt(", %.1f GiB host", peak_rss_gib());
+      r.met = "yes";
+      r.detail = e.detail;
+      r.detail["peak_rss_gib"] = peak_rss_gib();
+      add_row(r);
+    }
+    if (wants(a, "g")) {
+      row_end_to_end("g", "uniform", 1000000, 0, "cpu", a, nullptr);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());
+    status = 4;
+  }
+
+  std::printf("\n== mlfma2d_bench: back end %s, device %s, %d host threads\n", a.backend.c_str(),
+              device.c_str(), threads);
+  std::printf("%-4s %-46s %-16s %-22s %s\n", "row", "what", "target", "measured", "met");
+  for (const Row& r : g_rows) print_row(r);
+  if (!a.json_path.empty()) {
+    json j;
+    j["backend"] = a.backend;
+    j["device"] = device;
+    j["threads"] = threads;
+    j["host_memory_gib"] = host_memory_gib();
+    j["repeat"] = a.repeat;
+    j["ct"] = a.ct;
+    j["level_offset"] = a.level_offset;
+    j["ceiling_pairs_per_s"] = kCeiling;
+    j["peak_rss_gib"] = peak_rss_gib();
+    json rows = json::array();
+    for (const Row& r : g_rows) {
+      rows.push_back({{"id", r.id},
+                      {"what", r.what},
+                      {"target", r.target},
+                      {"measured", r.measured},
+                      {"met", r.met},
+                      {"detail", r.detail}});
+    }
+    j["rows"] = rows;
+    std::ofstream out(a.json_path);
+    out << j.dump(2) << "\n";
+    if (!out) {
+      std::fprintf(stderr, "mlfma2d_bench: cannot write %s\n", a.json_path.c_str());
+      status = status ? status : 3;
+    }
+  }
+  return status;
+}

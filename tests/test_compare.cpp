@@ -1,0 +1,326 @@
+// End-to-end tests of compare, sweep, model fit and --backend/--levels auto: runs the built
+// program (MLFMA2D_APP) on small generated sets, checks tables, JSON keys, CSV columns, files.
+// Back ends that cannot run here (no GPU) are skipped by the program; cpu always runs.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/model.hpp"
+#include "mlfma2d/mlfma2d.hpp"
+#include "tests/test_util.hpp"
+
+#ifndef MLFMA2D_APP
+#error "test_compare needs MLFMA2D_APP (the program is built with MLFMA2D_BUILD_APP=ON)"
+#endif
+
+namespace fs = std::filesystem;
+using mlfma2d::testing::temp_dir;
+using nlohmann::json;
+
+namespace {
+
+struct AppRun {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string path(const std::string& name) {
+  return (fs::path(temp_dir()) / name).string();
+}
+
+AppRun run_app(const std::string& args) {
+  static int counter = 0;
+  const std::string stem = path("cmp_run" + std::to_string(++counter));
+  const std::string command = std::string("OMP_NUM_THREADS=2 '") + MLFMA2D_APP + "' " + args +
+                              " >'" + stem + ".out' 2>'" + stem + ".err' </dev/null";
+  const int status = std::system(command.c_str());
+  AppRun r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(stem + ".out");
+  r.err = slurp(stem + ".err");
+  return r;
+}
+
+std::string describe(const AppRun& r) {
+  return "exit " + std::to_string(r.code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string points_file() {
+  const std::string file = path("cmp_plate3000.h5");
+  if (!fs::exists(file)) {
+    const AppRun r =
+        run_app("generate --shape uniform --n 3000 --seed 4 --output '" + file + "' --quiet");
+    EXPECT_EQ(r.code, 0) << describe(r);
+  }
+  return file;
+}
+
+// The header (first line not starting with '#') of a CSV file, split at commas.
+std::vector<std::string> csv_header(const std::string& file) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::stringstream s(line);
+    std::string cell;
+    while (std::getline(s, cell, ',')) cells.push_back(cell);
+    return cells;
+  }
+  return {};
+}
+
+std::size_t csv_rows(const std::string& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::size_t n = 0;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#') ++n;
+  return n == 0 ? 0 : n - 1;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+}  // namespace
+
+TEST(Compare, TextTableHasACpuRowAndSkipsWhatCannotRun) {
+  const AppRun r = run_app("compare --input '" + points_file() + "' --repeat 2");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "times (ms)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\ncpu ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "direct summation at all 3000 targets")) << r.out;
+  for (const char* column :
+       {"near_collect", "near_transfer", "near_kernel", "near_return", "far", "total", "rel L2",
+        "L2 vs cpu", "near/cpu", "near/idx", "device mem", "pairs/s"}) {
+    EXPECT_TRUE(contains(r.out, column)) << column << "\n" << r.out;
+  }
+  for (const std::string& b : mlfma2d::near_field_backends()) {
+    std::string why;
+    if (mlfma2d::near_field_backend_available(b, &why)) continue;
+    EXPECT_TRUE(contains(r.err, "compare: skipping " + b + ": ")) << r.err;
+    EXPECT_TRUE(contains(r.out, "skipped         " + b)) << r.out;
+  }
+}
+
+TEST(Compare, JsonHasTheDocumentedKeys) {
+  const AppRun r =
+      run_app("compare --input '" + points_file() + "' --repeat 3 --report json --quiet");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+  const json j = json::parse(r.out);
+  for (const char* key :
+       {"command",   "version",   "construction", "input",      "n_sources", "n_targets",
+        "levels",    "levels_ct", "level_offset", "ct",         "t",         "D",
+        "terms",     "eps",       "leaf_boxes",   "near_pairs", "threads",   "repeat",
+        "reference", "backends",  "skipped"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["command"], "compare");
+  EXPECT_EQ(j["n_sources"], 3000);
+  ASSERT_GE(j["backends"].size(), 1u);
+  const json& cpu = j["backends"][0];
+  EXPECT_EQ(cpu["backend"], "cpu");
+  EXPECT_EQ(cpu["repeat"], 3);
+  EXPECT_EQ(cpu["totals"].size(), 3u);
+  for (const char* key :
+       {"rel_l2_vs_cpu", "max_abs_vs_cpu", "speedup_vs_cpu", "speedup_vs_indexing", "error",
+        "timings", "device_memory", "pairs_per_second"}) {
+    EXPECT_TRUE(cpu.contains(key)) << key;
+  }
+  EXPECT_DOUBLE_EQ(cpu["speedup_vs_cpu"]["near"].get<double>(), 1.0);
+  EXPECT_LE(cpu["error"]["rel_l2"].get<double>(), 1e-6);
+  EXPECT_FALSE(cpu["error"]["sampled"].get<bool>());
+  for (const json& b : j["backends"]) {
+    EXPECT_LE(b["rel_l2_vs_cpu"].get<double>(), 1e-12) << b["backend"];
+  }
+  EXPECT_EQ(j["skipped"].size() + j["backends"].size(), mlfma2d::near_field_backends().size());
+}
+
+TEST(Compare, WritesCsvAndHdf5Tables) {
+  const std::string csv = path("cmp_table.csv");
+  const std::string h5 = path("cmp_table.h5");
+  AppRun r = run_app("compare --input '" + points_file() + "' --quiet --output '" + csv + "'");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const auto header = csv_header(csv);
+  for (const char* column :
+       {"backend", "rel_l2", "max_abs", "rel_l2_vs_cpu", "near_collect", "near_transfer",
+        "near_kernel", "near_return", "near", "far", "total", "speedup_vs_cpu_near",
+        "speedup_vs_indexing_near", "device_memory", "pairs_per_second"}) {
+    EXPECT_TRUE(has(header, column)) << column;
+  }
+  EXPECT_GE(csv_rows(csv), 1u);
+  EXPECT_TRUE(contains(slurp(csv), "\ncpu,")) << slurp(csv);
+
+  r = run_app("compare --input '" + points_file() + "' --quiet --output '" + h5 + "'");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const hid_t f = H5Fopen(h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  for (const char* name : {"/compare/backend", "/compare/total", "/compare/rel_l2_vs_cpu"}) {
+    EXPECT_GT(H5Lexists(f, name, H5P_DEFAULT), 0) << name;
+  }
+  const hid_t d = H5Dopen2(f, "/compare/total", H5P_DEFAULT);
+  ASSERT_GE(d, 0);
+  const hid_t space = H5Dget_space(d);
+  EXPECT_GE(H5Sget_simple_extent_npoints(space), 1);
+  double total = -1;
+  hsize_t one = 1, zero = 0;
+  const hid_t mem = H5Screate_simple(1, &one, nullptr);
+  H5Sselect_hyperslab(space, H5S_SELECT_SET, &zero, nullptr, &one, nullptr);
+  EXPECT_GE(H5Dread(d, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, &total), 0);
+  EXPECT_GT(total, 0);
+  H5Sclose(mem);
+  H5Sclose(space);
+  H5Dclose(d);
+  H5Fclose(f);
+  // No temporary files left beside the tables.
+  for (const auto& entry : fs::directory_iterator(temp_dir())) {
+    EXPECT_FALSE(contains(entry.path().filename().string(), "cmp_table.h5.tmp"));
+  }
+}
+
+TEST(Compare, BadUsageIsExit2) {
+  const std::string in = " --input '" + points_file() + "'";
+  for (const std::string& args :
+       {"compare --backends nosuch" + in, "compare --backend cpu" + in,
+        "compare --output table.txt" + in, "compare --backends ,cpu" + in, "--model m.json" + in,
+        "--backend fast" + in, "--levels automatic" + in, std::string("sweep"),
+        std::string("sweep nosuch"), std::string("sweep kernel --repeat 0"),
+        std::string("sweep levels --grid-levels 1"), std::string("sweep collection extra"),
+        std::string("model"), std::string("model fit"), std::string("model predict x.csv")}) {
+    const AppRun r = run_app(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << describe(r);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
+  }
+  const AppRun missing = run_app("model fit '" + path("no_such.csv") + "'");
+  EXPECT_EQ(missing.code, 3) << describe(missing);
+  EXPECT_TRUE(contains(missing.err, "no_such.csv")) << missing.err;
+}
+
+TEST(Sweep, QuickSweepsWriteTheDocumentedCsvAndModelFitRuns) {
+  const std::string dir = path("sweeps");
+  struct Case {
+    std::string name, extra;
+    std::size_t configs;
+  };
+  const std::vector<Case> cases = {{"collection", "--sizes 1000,2000", 2},
+                                   {"kernel", "--sizes 500,2000", 2},
+                                   {"levels", "--grid-levels 4,5 --offsets -1,0,1", 6}};
+  std::string csvs;
+  for (const Case& c : cases) {
+    const AppRun r = run_app("sweep " + c.name + " --quick " + c.extra + " --output-dir '" + dir +
+                             "' --no-plots");
+    ASSERT_EQ(r.code, 0) << describe(r);
+    EXPECT_TRUE(contains(r.out, "sweep " + c.name + " (quick)")) << r.out;
+    const std::string csv = dir + "/" + c.name + ".csv";
+    ASSERT_TRUE(fs::exists(csv)) << csv;
+    EXPECT_FALSE(fs::exists(csv + ".partial"));
+    EXPECT_EQ(csv_header(csv), mlfma2d::app::sweep_csv_columns());
+    for (const char* column : {"sweep", "backend", "n", "ct", "level_offset", "levels", "t", "D",
+                               "leaf_boxes", "near_pairs", "collect", "transfer", "kernel",
+                               "return", "near_total", "device_bytes", "repeat"}) {
+      EXPECT_TRUE(has(csv_header(csv), column)) << column;
+    }
+    const auto rows = mlfma2d::app::read_sweep_csv(csv);
+    std::size_t cpu_rows = 0;
+    for (const auto& row : rows) {
+      EXPECT_EQ(row.sweep, c.name);
+      EXPECT_EQ(row.repeat, 3);  // --quick's default
+      EXPECT_GT(row.near_total, 0);
+      EXPECT_LE(row.rel_l2_vs_cpu, 1e-12);
+      cpu_rows += row.backend == "cpu";
+    }
+    EXPECT_EQ(cpu_rows, c.configs) << c.name;
+    const json meta = json::parse(slurp(dir + "/" + c.name + "_metadata.json"));
+    for (const char* key : {"date", "command_line", "host_cpu", "threads", "backends", "repeat",
+                            "backends_skipped", "configurations"}) {
+      EXPECT_TRUE(meta.contains(key)) << key;
+    }
+    EXPECT_TRUE(fs::exists(dir + "/" + c.name + "_model.json"));
+    if (c.name == "kernel") {
+      // CT and L fixed: one L for every row, chosen from the largest N and documented.
+      EXPECT_TRUE(meta.contains("fixed_levels"));
+      for (const auto& row : rows) EXPECT_EQ(row.levels, meta["fixed_levels"].get<int>());
+      EXPECT_TRUE(contains(slurp(csv), "# L fixed at"));
+    }
+    if (c.name == "levels") {
+      for (const auto& row : rows) EXPECT_EQ(row.n, std::pow(4.0, row.grid_levels - 1));
+    }
+    csvs += " '" + csv + "'";
+  }
+  const std::string coeffs = path("coeffs.json");
+  const AppRun fit = run_app("model fit" + csvs + " --output '" + coeffs + "'");
+  ASSERT_EQ(fit.code, 0) << describe(fit);
+  EXPECT_TRUE(contains(fit.out, "time models")) << fit.out;
+  const json c = json::parse(slurp(coeffs));
+  EXPECT_EQ(c["format"], "mlfma2d-model-1");
+  EXPECT_TRUE(c["time_models"].contains("cpu"));
+
+  // The fitted coefficients drive --backend auto.
+  const AppRun a = run_app("--input '" + points_file() + "' --backend auto --model '" + coeffs +
+                           "' --report json --quiet");
+  ASSERT_EQ(a.code, 0) << describe(a);
+  const json j = json::parse(a.out);
+  ASSERT_TRUE(j.contains("auto"));
+  EXPECT_EQ(j["auto"]["method"], "model");
+  EXPECT_EQ(j["auto"]["backend"], j["backend"]);
+}
+
+TEST(Sweep, PlotsArePngsWhenGnuplotIsHere) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "gnuplot is not installed";
+  }
+  const std::string dir = path("sweep_plots");
+  const AppRun r = run_app(
+      "sweep levels --quick --grid-levels 4,5 --offsets 0,1 --repeat 1 "
+      "--output-dir '" +
+      dir + "' --quiet");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(fs::exists(dir + "/levels_time_cpu.png")) << r.out;
+  EXPECT_TRUE(fs::exists(dir + "/levels_time_cpu.gp"));
+}
+
+TEST(Auto, EvaluateReportsWhatWasChosenAndWhy) {
+  const AppRun r =
+      run_app("--input '" + points_file() + "' --backend auto --levels auto --report json --quiet");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const json j = json::parse(r.out);
+  ASSERT_TRUE(j.contains("auto"));
+  const json& a = j["auto"];
+  for (const char* key : {"backend", "level_offset", "levels", "reason", "method", "candidates"}) {
+    EXPECT_TRUE(a.contains(key)) << key;
+  }
+  EXPECT_EQ(a["backend"], j["backend"]);
+  EXPECT_EQ(a["level_offset"], j["level_offset"]);
+  EXPECT_EQ(a["levels"], j["levels"]);
+  EXPECT_EQ(a["method"], "calibration");
+  EXPECT_FALSE(a["reason"].get<std::string>().empty());
+  EXPECT_EQ(a["candidates"].size(), 5 * mlfma2d::near_field_backends().size());
+  const AppRun text = run_app("--input '" + points_file() + "' --levels auto --quiet");
+  ASSERT_EQ(text.code, 0) << describe(text);
+  EXPECT_TRUE(contains(text.out, "auto            levels chosen by calibration")) << text.out;
+  EXPECT_TRUE(contains(text.out, "why")) << text.out;
+}
