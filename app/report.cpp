@@ -107,6 +107,10 @@ double pairs_per_second(const RunReport& report) {
   return 0;
 }
 
+double far_gflops(const RunReport& report) {
+  return report.timings.far > 0 ? report.stats.far_flops / report.timings.far * 1e-9 : 0;
+}
+
 nlohmann::json to_json(const RunReport& r) {
   using nlohmann::json;
   const TreeStats& s = r.stats;
@@ -136,6 +140,7 @@ nlohmann::json to_json(const RunReport& r) {
   j["near_pairs"] = s.near_pairs;
   j["m2l_pairs"] = s.m2l_pairs;
   j["pairs_per_second"] = pairs_per_second(r);
+  j["far_gflops"] = far_gflops(r);
   j["box_size"] = s.box_size;
   j["device_memory"] = s.device_memory;
   j["gpu_memory_budget"] = r.options.gpu_memory;
@@ -197,8 +202,8 @@ std::string to_text(const RunReport& r) {
   if (r.auto_selection.done) out += auto_text(r.auto_selection);
   out += format("near field      %llu pairs, %.3g pairs/s\n",
                 static_cast<unsigned long long>(s.near_pairs), pairs_per_second(r));
-  out +=
-      format("M2L             %llu translations\n", static_cast<unsigned long long>(s.m2l_pairs));
+  out += format("far field       %llu M2L translations, %.3g GFLOP/s\n",
+                static_cast<unsigned long long>(s.m2l_pairs), far_gflops(r));
   if (s.device_memory > 0) {
     out += format("device memory   %s (%zu bytes)\n", human_bytes(s.device_memory).c_str(),
                   s.device_memory);

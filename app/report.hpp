@@ -58,6 +58,9 @@ const std::vector<PhaseRow>& phase_rows();
 /// time is 0); 0 when neither was timed.
 double pairs_per_second(const RunReport& report);
 
+/// \brief Far-field GFLOP/s: the far field's operation count over its time; 0 when not timed.
+double far_gflops(const RunReport& report);
+
 /// \brief The report as one JSON object (keys documented in --help and the README).
 nlohmann::json to_json(const RunReport& report);
 /// \brief The report as human-readable text, ending with a newline.

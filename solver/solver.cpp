@@ -125,6 +125,7 @@ struct Solver::Impl {
     for (int l = 1; l <= tree.levels; ++l) stats.boxes += tree.level[l].size();
     stats.near_pairs = plan.near_pairs;
     stats.m2l_pairs = plan.m2l_pairs;
+    stats.far_flops = far_field_flops(tree, plan, p, opt.field);
     stats.terms = p;
     stats.box_size = tree.size;
   }

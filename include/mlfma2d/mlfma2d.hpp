@@ -59,6 +59,7 @@ struct TreeStats {
   std::size_t boxes = 0;       ///< non-empty boxes, all levels
   std::uint64_t near_pairs = 0;  ///< (target, source) pairs evaluated in the near field
   std::uint64_t m2l_pairs = 0;   ///< M2L translations, all levels
+  double far_flops = 0;          ///< floating-point operations of one far-field evaluation
   int terms = 0;               ///< expansion terms p
   double box_size = 0;         ///< side of the root box
   std::size_t device_memory = 0;  ///< peak device bytes of the near-field back end (0 on the CPU)
