@@ -150,12 +150,29 @@ void check_storage(const Ctx& c, hid_t file, hid_t ds, const std::string& name, 
       }
       return;
     }
-    case H5D_CHUNKED:
-      if (need > kMaxCompression * double(file_size) + 1048576.0) {
+    case H5D_CHUNKED: {
+      const double most = kMaxCompression * double(file_size) + 1048576.0;
+      if (need > most) {
         c.fail(claims + ", implausible in a file of " + std::to_string(file_size) +
                " bytes (corrupt file)");
       }
+      // libhdf5 allocates a buffer for each stored chunk, of its stored size, and one whole
+      // chunk to read it: corrupt sizes must not make it allocate gigabytes (found by fuzz_hdf5:
+      // a chunk stored "with 4294967290 bytes" in a 17 kB file, malloc(4294967290) in H5Dread).
+      if (double(stored) > double(file_size)) {
+        c.fail(name + " stores " + std::to_string(stored) + " bytes in a file of " +
+               std::to_string(file_size) + " bytes (corrupt file)");
+      }
+      hsize_t chunk = 0;
+      if (H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 || chunk == 0) {
+        c.fail("cannot read the chunk size of " + name + " (corrupt file)");
+      }
+      if (double(chunk) * double(elem) > most) {
+        c.fail(name + " has chunks of " + std::to_string(chunk) + " entries, implausible in a file of " +
+               std::to_string(file_size) + " bytes (corrupt file)");
+      }
       return;
+    }
     default:
       c.fail(name + " has a storage layout that is not read (virtual or unknown)");
   }

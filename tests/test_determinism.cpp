@@ -148,7 +148,7 @@ std::string data_lines(const std::string& text) {
 TEST(Program, RepeatedRunsWriteTheSameResults) {
   const std::string dir = testing::temp_dir();
   const std::string input = dir + "/det_points.h5", targets = dir + "/det_targets.csv";
-  write_points(input, generate_points("clusters", 8000, 44));
+  write_points(input, generate_points("clusters", 4000, 44));
   write_points(targets, generate_points("disk", 700, 45));
   for (const std::string threads : {"1", "2"}) {
     for (const std::string ext : {".h5", ".csv"}) {

@@ -289,14 +289,31 @@ TEST(FileErrors, Hdf5ExternalStorageIsNotFollowed) {
   expect_no_open_hdf5_objects();
 }
 
-TEST(FileErrors, FuzzFindingCompactDataSmallerThanItsShape) {
-  // Found by fuzz_hdf5 (docs/fuzzing.md): a compact dataset whose header claims more entries than
-  // its stored data hold made libhdf5 1.10 read past its buffer (heap-buffer-overflow). Now
-  // rejected before reading.
-  const std::string p = std::string(MLFMA2D_SOURCE_DIR) +
-                        "/fuzz/regressions/hdf5/compact-size-mismatch-heap-overflow.h5";
-  ASSERT_TRUE(fs::exists(p)) << p;
-  expect_error<IoError>([&] { read_points(p); }, {p + ": ", "corrupt file"});
+TEST(FileErrors, FuzzFindingsInHdf5FilesAreRejected) {
+  // Found by fuzz_hdf5 (docs/fuzzing.md), each now rejected before libhdf5 reads the data:
+  //  - compact-size-mismatch-heap-overflow.h5: a compact dataset whose header claims more entries
+  //    than its stored data hold; libhdf5 1.10 read past its buffer (heap-buffer-overflow);
+  //  - chunk-stored-size-4gb-oom.h5: a chunk "stored with 4294967290 bytes" in a 17 kB file;
+  //    libhdf5 allocated 4 GB to read it.
+  const std::string dir = std::string(MLFMA2D_SOURCE_DIR) + "/fuzz/regressions/hdf5/";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"compact-size-mismatch-heap-overflow.h5", "but stores"},
+      {"chunk-stored-size-4gb-oom.h5", "/sources/q stores 4294967308 bytes in a file of 17080 bytes"},
+  };
+  for (const auto& [name, words] : cases) {
+    SCOPED_TRACE(name);
+    const std::string p = dir + name;
+    ASSERT_TRUE(fs::exists(p)) << p;
+    expect_error<IoError>([&] { read_points(p); }, {p + ": ", words, "(corrupt file)"});
+  }
+  // Every input kept under fuzz/regressions/hdf5 is rejected or read, never more.
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string p = entry.path().string();
+    try {
+      read_points(p);
+    } catch (const Error&) {
+    }
+  }
   expect_no_open_hdf5_objects();
 }
 
@@ -541,6 +558,22 @@ TEST(CliErrors, OptionValuesAreExit2NamingTheOption) {
     if (near_field_backend_available(gpu)) continue;
     expect_rejected(std::string("--backend ") + gpu + in, 2, {"--backend", gpu, "not available"});
   }
+}
+
+TEST(CliErrors, FuzzFindingPlaceholderInAnOptionDoesNotHang) {
+  // Found by fuzz_options (fuzz/regressions/options/boost-placeholder-hang): Boost 1.74 formats
+  // its error by replacing %placeholders% in a loop that never ends when the token holds its own
+  // placeholder. `timeout` turns a regression into a failure instead of a hung test.
+  for (const char* args : {"--e%original_token%ps", "--field=%original_token%", "--ct %value% --ct 2",
+                           "--%canonical_option%", "--verify-sample"}) {
+    SCOPED_TRACE(args);
+    const std::string command = "timeout 30 '" + std::string(MLFMA2D_APP) + "' " + args +
+                                " >/dev/null 2>&1 </dev/null";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 2) << "124 = hung";
+  }
+  expect_rejected("'--e%original_token%ps'", 2, {"invalid option '--e%original_token%ps'"});
 }
 
 TEST(CliErrors, LevelsPastTheRootOrTheDeepestLevelAreExit2) {

@@ -30,7 +30,9 @@ double field_rel_l2(const std::vector<double>& fx, const std::vector<double>& fy
 }
 
 std::string temp_dir() {
-  static const std::string dir = [] {
+  // Never destroyed: the exit handler below runs after the destructors of statics constructed
+  // later than its registration, this one included (a use after free, found by ASan).
+  static const std::string& dir = *new std::string([] {
     auto p = std::filesystem::temp_directory_path() /
              ("mlfma2d-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(p);
@@ -39,7 +41,7 @@ std::string temp_dir() {
       std::filesystem::remove_all(temp_dir(), ec);
     });
     return p.string();
-  }();
+  }());
   return dir;
 }
 
