@@ -294,11 +294,15 @@ TEST(FileErrors, FuzzFindingsInHdf5FilesAreRejected) {
   //  - compact-size-mismatch-heap-overflow.h5: a compact dataset whose header claims more entries
   //    than its stored data hold; libhdf5 1.10 read past its buffer (heap-buffer-overflow);
   //  - chunk-stored-size-4gb-oom.h5: a chunk "stored with 4294967290 bytes" in a 17 kB file;
-  //    libhdf5 allocated 4 GB to read it.
+  //    libhdf5 allocated 4 GB to read it;
+  //  - chunked-262144-entries-in-37-bytes-slow.h5: 131072 unwritten chunks read one by one
+  //    (0.7 s natively, 25 s under ASan: a fuzzer timeout).
   const std::string dir = std::string(MLFMA2D_SOURCE_DIR) + "/fuzz/regressions/hdf5/";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"compact-size-mismatch-heap-overflow.h5", "but stores"},
       {"chunk-stored-size-4gb-oom.h5", "/sources/q stores 4294967308 bytes in a file of 17080 bytes"},
+      {"chunked-262144-entries-in-37-bytes-slow.h5",
+       "/sources/x claims 262144 entries of 8 bytes but stores 37 bytes"},
   };
   for (const auto& [name, words] : cases) {
     SCOPED_TRACE(name);
