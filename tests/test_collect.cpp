@@ -20,6 +20,7 @@
 #include "nearfield/cuda/kernels.hpp"
 #include "solver/plan.hpp"
 #include "solver/tree.hpp"
+#include "tests/near_field_geometry.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -28,36 +29,11 @@ using cuda::Chunk;
 using cuda::ChunkCost;
 using cuda::ChunkPlan;
 
-/// A geometry with everything a back end needs; pointers in `problem` refer to this object,
-/// so it is not copied or moved after make_geometry.
-struct Geometry {
-  PointSet pts;
-  Tree tree;
-  Plan plan;
-  NearFieldProblem problem;
-  Geometry() = default;
-  Geometry(const Geometry&) = delete;
-  Geometry& operator=(const Geometry&) = delete;
-};
+using testing::Geometry;
 
-/// `shape` sources (n points); separate targets = n/2 + 1 points of a "disk" when `separate`.
 void make_geometry(Geometry* g, const std::string& shape, std::size_t n, bool separate, int ct,
                    int offset) {
-  g->pts = generate_points(shape, n, 11);
-  if (separate) {
-    const PointSet t = generate_points("disk", n / 2 + 1, 12);
-    g->pts.tx = t.x;
-    g->pts.ty = t.y;
-  }
-  g->tree = build_tree(g->pts.x, g->pts.y, g->pts.tx, g->pts.ty, ct, offset, nullptr, 0);
-  g->plan = build_plan(g->tree, 0);
-  NearFieldProblem& p = g->problem;
-  p.tree = &g->tree;
-  p.plan = &g->plan;
-  p.x = g->pts.x.data();
-  p.y = g->pts.y.data();
-  p.tx = separate ? g->pts.tx.data() : g->pts.x.data();
-  p.ty = separate ? g->pts.ty.data() : g->pts.y.data();
+  testing::make_geometry(g, shape, n, separate, ct, offset, 11);
 }
 
 struct Sums {

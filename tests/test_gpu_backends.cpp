@@ -17,6 +17,7 @@
 #include "nearfield/backend.hpp"
 #include "solver/plan.hpp"
 #include "solver/tree.hpp"
+#include "tests/near_field_geometry.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -27,35 +28,11 @@ namespace {
     if (cuda_device_count(&why_) == 0) GTEST_SKIP() << why_; \
   } while (0)
 
-/// A geometry and the problem that points into it (so it is neither copied nor moved).
-struct Geometry {
-  PointSet pts;
-  Tree tree;
-  Plan plan;
-  NearFieldProblem problem;
-  Geometry() = default;
-  Geometry(const Geometry&) = delete;
-  Geometry& operator=(const Geometry&) = delete;
-};
+using testing::Geometry;
 
-/// `shape` sources (n points); with `separate`, n/2 + 1 "disk" targets.
 void make_geometry(Geometry* g, const std::string& shape, std::size_t n, bool separate, int ct,
                    int offset) {
-  g->pts = generate_points(shape, n, 21);
-  if (separate) {
-    const PointSet t = generate_points("disk", n / 2 + 1, 22);
-    g->pts.tx = t.x;
-    g->pts.ty = t.y;
-  }
-  g->tree = build_tree(g->pts.x, g->pts.y, g->pts.tx, g->pts.ty, ct, offset, nullptr, 0);
-  g->plan = build_plan(g->tree, 0);
-  NearFieldProblem& p = g->problem;
-  p.tree = &g->tree;
-  p.plan = &g->plan;
-  p.x = g->pts.x.data();
-  p.y = g->pts.y.data();
-  p.tx = separate ? g->pts.tx.data() : g->pts.x.data();
-  p.ty = separate ? g->pts.ty.data() : g->pts.y.data();
+  testing::make_geometry(g, shape, n, separate, ct, offset, 21);
 }
 
 struct Sums {

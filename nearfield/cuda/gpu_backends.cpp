@@ -15,6 +15,7 @@
 #include "mlfma2d/errors.hpp"
 #include "nearfield/backend.hpp"
 #include "nearfield/cuda/collect.hpp"
+#include "nearfield/cuda/backend_util.hpp"
 #include "nearfield/cuda/cuda_common.hpp"
 #include "nearfield/cuda/kernels.hpp"
 
@@ -27,9 +28,6 @@ double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-/// Share of the free device memory a back end plans with (the rest: allocation granularity,
-/// the context's own growth).
-constexpr double kFreeFraction = 0.9;
 /// Automatic repetition chunks hold at most this many record bytes, so the two pinned staging
 /// buffers stay bounded (2 GiB) whatever N, and collection overlaps the GPU once N * record
 /// exceeds it. 1 GiB is >= 1 wave of H100 threads for t <= 15 (stride 408 doubles: 330k targets).
@@ -45,43 +43,9 @@ void check_problem(const NearFieldProblem& p, const std::string& name) {
   }
 }
 
-void check_outputs(const NearFieldProblem& p, const double* q, double* potential, double* fx,
-                   double* fy, const std::string& name) {
-  if (!p.tree) throw InvalidInput("back end '" + name + "': evaluate() before setup()");
-  if (p.tree->n_targets() > 0 && !potential) {
-    throw InvalidInput("back end '" + name + "': no potential array");
-  }
-  if (p.tree->n_sources() > 0 && !q) throw InvalidInput("back end '" + name + "': no charges");
-  if (p.field && p.tree->n_targets() > 0 && (!fx || !fy)) {
-    throw InvalidInput("back end '" + name + "': field requested but fx or fy is null");
-  }
-}
-
-/// min(0.9 x free device memory, problem.gpu_memory if nonzero), bytes.
-std::size_t device_budget(const NearFieldProblem& p) {
-  std::size_t free_bytes = 0;
-  cuda::device_memory(&free_bytes, nullptr);
-  auto budget = static_cast<std::size_t>(kFreeFraction * double(free_bytes));
-  if (p.gpu_memory > 0) budget = std::min(budget, p.gpu_memory);
-  return budget;
-}
-
-/// Runs `body`; if it throws, waits for the stream (so no copy still reads or writes a buffer
-/// being reused or freed) and rethrows.
-template <class F>
-void guarded(const cuda::Stream* stream, F&& body) {
-  try {
-    body();
-  } catch (...) {
-    if (stream) {
-      try {
-        stream->synchronize();
-      } catch (...) {
-      }
-    }
-    throw;
-  }
-}
+using cuda::check_outputs;
+using cuda::device_budget;
+using cuda::guarded;
 
 template <class T>
 cuda::DeviceBuffer device_array(std::int64_t n, std::size_t* total) {
