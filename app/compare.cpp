@@ -1,307 +1,381 @@
 #include "app/compare.hpp"
 
-#include <hdf5.h>
-#include <omp.h>
-#include <unistd.h>
-
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
-#include <ctime>
 #include <limits>
 #include <ostream>
+#include <sstream>
 
-#include "app/auto_select.hpp"
-#include "app/common.hpp"
-#include "mlfma2d/io.hpp"
+#include "app/inputs.hpp"
+#include "app/options.hpp"
+#include "app/progress.hpp"
+#include "mlfma2d/model.hpp"
+#include "mlfma2d/text.hpp"
+#include "mlfma2d/tuning.hpp"
 
 namespace mlfma2d::app {
+
+using nlohmann::json;
+using tuning::kBaselineBackend;
+using tuning::kReferenceBackend;
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char buffer[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buffer, sizeof buffer, fmt, args);
-  va_end(args);
-  return buffer;
-}
+// The names of the columns and keys that compare with the reference and the baseline.
+const std::string kVsReference = std::string("_vs_") + kReferenceBackend;
+const std::string kSpeedupReference = "speedup" + kVsReference;
+const std::string kSpeedupBaseline = std::string("speedup_vs_") + kBaselineBackend;
 
-std::string utc_now() {
-  char buffer[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return buffer;
+po::options_description compare_description() {
+  const std::vector<OptionText> output = {
+      {"output,o", "FILE",
+       "write the table to FILE: CSV (.csv, one row per back end) or HDF5 (.h5, "
+       "one dataset per column under /compare); default: none"},
+      {"backends", "A,B,...",
+       "back ends to compare (cpu is always run: it is the reference); default: "
+       "all known, those not available here skipped with the reason"},
+  };
+  const std::vector<OptionText> sample = {
+      {"verify-sample", "M",
+       "direct summation at M random targets (0 = all); default: all if N_sources "
+       "* N_targets <= 4e8, else 1000"},
+  };
+  return option_table("Compare", {input_options(), output, tree_options(), sample, run_options()});
 }
 
 double speedup(double base, double mine) {
   return base > 0 && mine > 0 ? base / mine : kNaN;
 }
 
-// ---- Table files.
-
-std::string csv_table(const CompareReport& r) {
-  const std::vector<TableColumn> cols = compare_columns(r);
-  std::string out = format("# mlfma2d %s compare, %s\n", version(), utc_now().c_str());
-  if (!r.rows.empty()) out += "# input = " + r.rows.front().run.input + "\n";
-  out += "# times in seconds, device_memory in bytes; speedups are ratios (empty: not measured)\n";
-  for (std::size_t c = 0; c < cols.size(); ++c) out += (c ? "," : "") + cols[c].name;
-  out += "\n";
-  for (std::size_t i = 0; i < r.rows.size(); ++i) {
-    for (std::size_t c = 0; c < cols.size(); ++c) {
-      if (c) out += ",";
-      if (cols[c].is_text) {
-        out += cols[c].texts[i];
-      } else if (std::isfinite(cols[c].numbers[i])) {
-        out += format("%.9g", cols[c].numbers[i]);
-      }
-    }
-    out += "\n";
-  }
-  return out;
+std::string ratio_text(double x) {
+  return std::isfinite(x) && x > 0 ? format("%.3g", x) : std::string("-");
 }
 
-// HDF5 handles closed on every path; each failure names the file and the dataset.
-class H5 {
- public:
-  H5(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~H5() {
-    if (id_ >= 0) close_(id_);
-  }
-  H5(const H5&) = delete;
-  H5& operator=(const H5&) = delete;
-  hid_t get() const { return id_; }
+// The keys of the report fields with use `bit`, in table order.
+std::vector<std::string> keys_with(unsigned bit) {
+  std::vector<std::string> keys;
+  for (const ReportField& f : report_fields())
+    if (f.use & bit) keys.push_back(f.key);
+  return keys;
+}
 
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
+/// \brief One back end of `mlfma2d compare`.
+struct CompareRow {
+  RunReport run;             ///< its evaluate report (verification against direct summation)
+  ErrorNorms vs_reference;   ///< potential against the reference back end's
+  double speedup_near = 0;   ///< reference near total / this near total
+  double speedup_total = 0;  ///< reference total / this total
+  double speedup_baseline_near = 0;   ///< the same over the papers' baseline; NaN when it did
+  double speedup_baseline_total = 0;  ///< not run
 };
 
-void h5_check(bool ok, const std::string& path, const std::string& what) {
-  if (!ok) throw IoError("cannot write '" + path + "': HDF5 failed to write " + what);
+/// \brief The whole comparison.
+struct CompareReport {
+  std::string construction;  ///< how the back ends' solvers were built
+  std::vector<CompareRow> rows;
+  std::vector<std::pair<std::string, std::string>> skipped;  ///< (back end, why)
+  std::string output;
+  tuning::AutoSelection auto_selection;  ///< the depth chosen for the reference (CT automatic)
+};
+
+/// Relative L2 difference from the reference back end's potential above which compare fails.
+constexpr double kCompareTolerance = 1e-12;
+
+Table compare_table(const CompareReport& r) {
+  Table table;
+  table.group = "compare";
+  table.attributes = {{"version", version()}, {"created", utc_now()}};
+  if (!r.rows.empty()) table.attributes.emplace_back("input", r.rows.front().run.input);
+  table.attributes.emplace_back("construction", r.construction);
+  auto text = [&](const char* name, auto get) {
+    TableColumn c;
+    c.name = name;
+    c.is_text = true;
+    for (const CompareRow& row : r.rows) c.texts.push_back(get(row));
+    table.columns.push_back(std::move(c));
+  };
+  auto number = [&](const std::string& name, const char* unit, auto get) {
+    TableColumn c;
+    c.name = name;
+    c.unit = unit;
+    for (const CompareRow& row : r.rows) c.numbers.push_back(static_cast<double>(get(row)));
+    table.columns.push_back(std::move(c));
+  };
+  auto fields = [&](unsigned bit) {
+    for (const ReportField& f : report_fields()) {
+      if (!(f.use & bit)) continue;
+      number(f.key, f.unit, [&f](const CompareRow& x) {
+        const json v = f.get(x.run);
+        return v.is_number() ? v.get<double>() : kNaN;
+      });
+    }
+  };
+  text("backend", [](const CompareRow& x) { return x.run.options.backend; });
+  fields(kColumnHead);
+  number("rel_l2" + kVsReference, "", [](const CompareRow& x) { return x.vs_reference.rel_l2; });
+  number("max_abs" + kVsReference, "", [](const CompareRow& x) { return x.vs_reference.max_abs; });
+  fields(kCompared);
+  number(kSpeedupReference + "_near", "", [](const CompareRow& x) { return x.speedup_near; });
+  number(kSpeedupReference + "_total", "", [](const CompareRow& x) { return x.speedup_total; });
+  number(kSpeedupBaseline + "_near", "",
+         [](const CompareRow& x) { return x.speedup_baseline_near; });
+  number(kSpeedupBaseline + "_total", "",
+         [](const CompareRow& x) { return x.speedup_baseline_total; });
+  fields(kColumnTail);
+  return table;
 }
 
-void h5_string_attribute(hid_t on, const char* name, const std::string& value,
-                         const std::string& path) {
-  H5 type(H5Tcopy(H5T_C_S1), H5Tclose);
-  h5_check(type.get() >= 0 && H5Tset_size(type.get(), std::max<std::size_t>(1, value.size())) >= 0,
-           path, std::string("attribute ") + name);
-  H5 space(H5Screate(H5S_SCALAR), H5Sclose);
-  H5 attr(H5Acreate2(on, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  h5_check(attr.get() >= 0 && H5Awrite(attr.get(), type.get(), value.c_str()) >= 0, path,
-           std::string("attribute ") + name);
+std::string table_help() {
+  std::vector<std::string> columns;
+  for (const TableColumn& c : compare_table(CompareReport{}).columns) {
+    columns.push_back(c.name + (c.unit.empty() ? "" : " (" + c.unit + ")"));
+  }
+  return "Table file columns (--output; CSV header order, or /compare/<name> in HDF5):\n" +
+         wrap_text(join(columns, ", "), 98, "  ") +
+         "\n  rel_l2, max_abs: potential against direct summation; *_vs_cpu: against the cpu back "
+         "end;\n  near, far, total and near_*: seconds of the evaluation with the median total.\n"
+         "\n" +
+         wrap_text("JSON (--report json): command, version, construction, the geometry (" +
+                       join(keys_with(kGeometry), ", ") +
+                       "), reference (sampled, n_checked, direct_seconds), backends (one evaluate "
+                       "report each, as in mlfma2d --help, plus rel_l2_vs_cpu, max_abs_vs_cpu, "
+                       "speedup_vs_cpu {near, total}, speedup_vs_indexing {near, total} or null), "
+                       "skipped ({backend, reason}), and auto with --levels auto.",
+                   98) +
+         "\n";
 }
 
-void hdf5_table(const std::string& tmp, const std::string& path, const CompareReport& r) {
-  H5E_auto2_t handler = nullptr;
-  void* data = nullptr;
-  H5Eget_auto2(H5E_DEFAULT, &handler, &data);
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // our messages, not the HDF5 error stack
-  struct Restore {
-    H5E_auto2_t handler;
-    void* data;
-    ~Restore() { H5Eset_auto2(H5E_DEFAULT, handler, data); }
-  } restore{handler, data};
+std::string compare_help() {
+  return help_page(
+      "mlfma2d compare: every near-field back end on one geometry, verified and timed\n\n"
+      "Usage:\n  mlfma2d compare [--input FILE] [--backends A,B] [--repeat K] "
+      "[--output FILE.csv|.h5] [tree options]\n",
+      "One Solver per back end, built on the same points and options (the tree is "
+      "deterministic,\nso all share the same tree); cpu always runs first: it is the "
+      "reference and the baseline.\nDirect summation runs once and checks every back end. "
+      "Back ends not available here are\nskipped with the reason.\n",
+      compare_description(), table_help(),
+      "as mlfma2d --help; 4 also when a back end disagrees with cpu (rel L2 > 1e-12).");
+}
 
-  H5 file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-  h5_check(file.get() >= 0, path, "the file");
-  H5 group(H5Gcreate2(file.get(), "compare", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-  h5_check(group.get() >= 0, path, "group /compare");
-  h5_string_attribute(group.get(), "version", version(), path);
-  h5_string_attribute(group.get(), "created", utc_now(), path);
-  if (!r.rows.empty()) h5_string_attribute(group.get(), "input", r.rows.front().run.input, path);
-  h5_string_attribute(group.get(), "construction", r.construction, path);
-  const hsize_t n = r.rows.size();
-  for (const TableColumn& c : compare_columns(r)) {
-    const std::string where = "dataset /compare/" + c.name;
-    H5 space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-    if (c.is_text) {
-      H5 type(H5Tcopy(H5T_C_S1), H5Tclose);
-      h5_check(type.get() >= 0 && H5Tset_size(type.get(), H5T_VARIABLE) >= 0, path, where);
-      std::vector<const char*> texts;
-      for (const std::string& t : c.texts) texts.push_back(t.c_str());
-      H5 d(H5Dcreate2(group.get(), c.name.c_str(), type.get(), space.get(), H5P_DEFAULT,
-                      H5P_DEFAULT, H5P_DEFAULT),
-           H5Dclose);
-      h5_check(d.get() >= 0 && (n == 0 || H5Dwrite(d.get(), type.get(), H5S_ALL, H5S_ALL,
-                                                   H5P_DEFAULT, texts.data()) >= 0),
-               path, where);
-      h5_string_attribute(d.get(), "unit", c.unit, path);
-    } else {
-      H5 d(H5Dcreate2(group.get(), c.name.c_str(), H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT,
-                      H5P_DEFAULT, H5P_DEFAULT),
-           H5Dclose);
-      h5_check(d.get() >= 0 && (n == 0 || H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
-                                                   H5P_DEFAULT, c.numbers.data()) >= 0),
-               path, where);
-      h5_string_attribute(d.get(), "unit", c.unit, path);
+json to_json(const CompareReport& r) {
+  json j;
+  j["command"] = "compare";
+  j["version"] = version();
+  j["construction"] = r.construction;
+  j["output"] = r.output.empty() ? json(nullptr) : json(r.output);
+  if (!r.rows.empty()) {
+    // The geometry is the same for every row; repeated here for convenience.
+    const RunReport& first = r.rows.front().run;
+    for (const ReportField& f : report_fields()) {
+      if (f.use & kGeometry) j[f.key] = f.get(first);
+    }
+    if (first.verification.done) {
+      j["reference"] = {{"sampled", first.verification.sampled},
+                        {"n_checked", first.verification.n_checked},
+                        {"direct_seconds", first.verification.direct_seconds}};
     }
   }
-  h5_check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL) >= 0, path, "the file");
+  json rows = json::array();
+  for (const CompareRow& row : r.rows) {
+    json b = to_json(row.run);
+    b["rel_l2" + kVsReference] = row.vs_reference.rel_l2;
+    b["max_abs" + kVsReference] = row.vs_reference.max_abs;
+    b[kSpeedupReference] = {{"near", number_or_null(row.speedup_near)},
+                            {"total", number_or_null(row.speedup_total)}};
+    b[kSpeedupBaseline] = std::isfinite(row.speedup_baseline_near)
+                              ? json{{"near", number_or_null(row.speedup_baseline_near)},
+                                     {"total", number_or_null(row.speedup_baseline_total)}}
+                              : json(nullptr);
+    rows.push_back(b);
+  }
+  j["backends"] = rows;
+  json skipped = json::array();
+  for (const auto& [name, why] : r.skipped) skipped.push_back({{"backend", name}, {"reason", why}});
+  j["skipped"] = skipped;
+  if (r.auto_selection.done) {
+    RunReport with_auto;
+    with_auto.auto_selection = r.auto_selection;
+    j["auto"] = section_json(with_auto, "auto");
+  }
+  return j;
 }
 
-}  // namespace
-
-void write_compare_table(const std::string& path, const CompareReport& report) {
-  if (format_of(path) == FileFormat::Csv) {
-    write_text_file(path, csv_table(report));
-  } else {
-    write_atomically(path, [&](const std::string& tmp) { hdf5_table(tmp, path, report); });
+std::string to_text(const CompareReport& r) {
+  if (r.rows.empty()) return "compare: no back end ran\n";
+  const RunReport& first = r.rows.front().run;
+  std::string out = title_line(first, " compare") + field_lines(first, "input", "expansion");
+  out += "solvers         " + r.construction + "\n";
+  const Verification& v = first.verification;
+  if (v.done) {
+    out += format("reference       direct summation at %s%zu targets (%.3f s), once for all\n",
+                  v.sampled ? "a random sample of " : "all ", v.n_checked, v.direct_seconds);
   }
-}
-
-std::string compare_help_columns() {
-  std::string s = "Table file columns (--output; CSV header order, or /compare/<name> in HDF5):\n ";
-  std::size_t width = 1;
-  for (const TableColumn& c : compare_columns(CompareReport{})) {
-    const std::string item = " " + c.name + (c.unit.empty() ? "" : " (" + c.unit + ")") + ",";
-    if (width + item.size() > 98) {
-      s += "\n ";
-      width = 1;
-    }
-    s += item;
-    width += item.size();
+  out += format(
+      "repeat          %d evaluation%s per back end, the one with the median total "
+      "shown; %d thread%s\n",
+      first.repeat, first.repeat == 1 ? "" : "s", first.threads_used,
+      first.threads_used == 1 ? "" : "s");
+  if (r.auto_selection.done) out += auto_text(r.auto_selection, 0);
+  for (const std::string& line : grouped_reasons(r.skipped)) {
+    out += "skipped         " + line + "\n";
   }
-  s.back() = '\n';
-  s += "  rel_l2, max_abs: potential against direct summation; *_vs_cpu: against the cpu back "
-       "end;\n  near, far, total and near_*: seconds of the evaluation with the median total.\n"
-       "\nJSON (--report json): command, version, construction, the geometry (input, n_sources, "
-       "n_targets,\nlevels, levels_ct, level_offset, ct, t, D, terms, eps, leaf_boxes, "
-       "near_pairs, threads, field,\nrepeat), reference (sampled, n_checked, direct_seconds), "
-       "backends (one evaluate report each,\nas in mlfma2d --help, plus rel_l2_vs_cpu, "
-       "max_abs_vs_cpu, speedup_vs_cpu {near, total},\nspeedup_vs_indexing {near, total} or "
-       "null), skipped ({backend, reason}), and auto with --levels auto.\n";
-  return s;
+
+  out += format("\n%-15s", "times (ms)");
+  for (const ReportField& f : report_fields())
+    if (f.use & kCompared) out += format(" %13s", f.key);
+  out += "\n";
+  for (const CompareRow& row : r.rows) {
+    out += format("%-15s", row.run.options.backend.c_str());
+    for (const ReportField& f : report_fields())
+      if (f.use & kCompared) out += format(" %13.3f", 1e3 * f.get(row.run).get<double>());
+    out += "\n";
+  }
+
+  // "idx" abbreviates the papers' baseline back end.
+  const std::string ref = kReferenceBackend;
+  out += format("\n%-15s %10s %10s %10s %10s %10s %10s %10s %12s %10s\n", "back end", "rel L2",
+                "max abs", ("L2 vs " + ref).c_str(), ("near/" + ref).c_str(),
+                ("total/" + ref).c_str(), "near/idx", "total/idx", "device mem", "pairs/s");
+  for (const CompareRow& row : r.rows) {
+    const RunReport& x = row.run;
+    out +=
+        format("%-15s %10.2e %10.2e %10.2e %10s %10s %10s %10s %12s %10.3g\n",
+               x.options.backend.c_str(), x.verification.rel_l2, x.verification.max_abs,
+               row.vs_reference.rel_l2, ratio_text(row.speedup_near).c_str(),
+               ratio_text(row.speedup_total).c_str(), ratio_text(row.speedup_baseline_near).c_str(),
+               ratio_text(row.speedup_baseline_total).c_str(),
+               x.stats.device_memory ? human_bytes(x.stats.device_memory).c_str() : "-",
+               pairs_per_second(x));
+  }
+  out += format(
+      "(rel L2, max abs: potential against direct summation; L2 vs %s: against the %s back\n"
+      " end; near/%s, total/%s: speedup of the near field and of the whole evaluation over\n"
+      " %s; near/idx, total/idx: the same over %s, '-' when it did not run)\n",
+      ref.c_str(), ref.c_str(), ref.c_str(), ref.c_str(), ref.c_str(), kBaselineBackend);
+  return out;
 }
 
 int run_compare(const CompareArgs& args, std::ostream& out, std::ostream& err) {
   const EvaluateArgs& a = args.common;
-  const Progress progress(err, !a.quiet && ::isatty(STDERR_FILENO));
+  const Progress progress(err, a.quiet);
   LoadedInput in = resolve_input(a.input, a.targets, a.quiet, err);
   if (!a.output.empty()) {
     check_not_an_input("output", a.output, in);
-    check_output_path(a.output);
+    check_writable(a.output);
   }
 
-  // cpu first: it is the reference of every other back end and the speedups' baseline.
+  // The reference first: every other back end is checked against it.
   std::vector<std::string> wanted = args.backends.empty() ? near_field_backends() : args.backends;
-  std::vector<std::string> runnable = {"cpu"};
+  std::vector<std::string> runnable = {kReferenceBackend};
   CompareReport report;
   report.construction =
       "one Solver per back end, built on the same points and options (the tree is "
-      "deterministic, so all share the same tree)";
+      "deterministic, so all share the same tree; with CT automatic, the one the cost model "
+      "chose for the reference)";
   for (const std::string& b : wanted) {
-    if (b == "cpu") continue;
-    std::string why;
-    if (near_field_backend_available(b, &why)) {
-      runnable.push_back(b);
-    } else {
-      report.skipped.emplace_back(b, why);
-      if (!a.quiet) err << "compare: skipping " << b << ": " << why << "\n";
-    }
+    if (b != kReferenceBackend && near_field_backend_available(b)) runnable.push_back(b);
+  }
+  report.skipped = unavailable_backends(wanted);
+  for (const std::string& line : grouped_reasons(report.skipped)) {
+    if (!a.quiet) err << "compare: skipping " << line << "\n";
   }
 
   read_input(&in, progress);
-  const PointSet& points = in.points;
   Options options = a.options;
-  if (a.levels_auto) {
-    progress.stage("choosing the level offset...");
-    AutoRequest request;
-    request.levels_auto = true;
-    request.backend_auto = true;  // the offset that is best with the best back end at it
-    request.backends = runnable;
-    request.model_path = a.model;
-    report.auto_selection = auto_select(points, options, request, progress.stream());
-    options.level_offset = report.auto_selection.level_offset;
+  Reference reference;
+  {
+    const auto step = progress.step("direct summation (the reference, once for every back end)");
+    reference = direct_reference(in, options.field, a.verify_sample, a.seed, options.threads);
   }
 
-  progress.stage("direct summation (the reference, once for every back end)...");
-  const Reference reference =
-      direct_reference(in, options.field, a.verify_sample, a.seed, options.threads);
-
-  Result cpu_result;
-  bool warned = false;
+  Result reference_result;
   for (const std::string& b : runnable) {
     Options o = options;
     o.backend = b;
-    progress.stage("compare: " + b + ": building tree and plan...");
-    Solver solver = in.self() ? Solver(points.x, points.y, o)
-                              : Solver(points.x, points.y, points.tx, points.ty, o);
-    if (!warned) {
-      for (const std::string& w : solver.warnings()) err << "warning: " << w << "\n";
-      warned = true;
-    }
-    std::vector<Timings> runs;
-    Result result;
-    for (int k = 1; k <= a.repeat; ++k) {
-      progress.stage("compare: " + b + ": evaluating " + std::to_string(k) + "/" +
-                     std::to_string(a.repeat) + "...");
-      result = solver.evaluate(points.q);
-      runs.push_back(solver.timings());
-    }
     CompareRow row;
-    RunReport& r = row.run;
-    r.input = in.input;
-    r.targets_input = in.targets_input;
-    r.options = o;
-    r.threads_used = o.threads > 0 ? o.threads : omp_get_max_threads();
-    r.stats = solver.stats();
-    r.timings = runs[median_run(runs)];
-    r.repeat = a.repeat;
-    for (const Timings& t : runs) r.totals.push_back(t.total);
-    r.warnings = solver.warnings();
-    r.verification = verify(reference, result);
-    if (b == "cpu") {
-      cpu_result = std::move(result);
+    Result result = run_solver(in, o, a.repeat, progress, "compare: " + b + ": ",
+                               b == runnable.front(), err, &row.run);
+    row.run.verification =
+        verify(reference, result, o.eps, o.terms == 0, row.run.stats.accuracy_floor);
+    if (b == kReferenceBackend) {
+      reference_result = std::move(result);
     } else {
-      row.vs_cpu = compare_results(result, cpu_result);
+      row.vs_reference = error_norms(result.potential, reference_result.potential);
     }
+    if (b == kReferenceBackend && row.run.auto_selection.levels_auto) {
+      // CT automatic: the depth the cost model chose for the reference, shared by every back end
+      // (one tree for all).
+      report.auto_selection = row.run.auto_selection;
+      report.auto_selection.backend_auto = false;
+      options.ct = row.run.options.ct;
+      options.level_offset = row.run.options.level_offset;
+    }
+    row.run.auto_selection = {};
     report.rows.push_back(std::move(row));
   }
 
-  const CompareRow* cpu = &report.rows.front();
-  const CompareRow* indexing = nullptr;
+  const CompareRow* ref = &report.rows.front();
+  const CompareRow* baseline = nullptr;
   for (const CompareRow& row : report.rows)
-    if (row.run.options.backend == "indexing") indexing = &row;
+    if (row.run.options.backend == kBaselineBackend) baseline = &row;
   for (CompareRow& row : report.rows) {
     const Timings& t = row.run.timings;
-    row.speedup_cpu_near = speedup(cpu->run.timings.near, t.near);
-    row.speedup_cpu_total = speedup(cpu->run.timings.total, t.total);
-    row.speedup_indexing_near = indexing ? speedup(indexing->run.timings.near, t.near) : kNaN;
-    row.speedup_indexing_total = indexing ? speedup(indexing->run.timings.total, t.total) : kNaN;
-    if (row.run.stats.near_pairs != cpu->run.stats.near_pairs ||
-        row.run.stats.levels != cpu->run.stats.levels) {
-      err << "warning: " << row.run.options.backend << " built a different tree than cpu (L "
-          << row.run.stats.levels << " vs " << cpu->run.stats.levels << ")\n";
+    row.speedup_near = speedup(ref->run.timings.near, t.near);
+    row.speedup_total = speedup(ref->run.timings.total, t.total);
+    row.speedup_baseline_near = baseline ? speedup(baseline->run.timings.near, t.near) : kNaN;
+    row.speedup_baseline_total = baseline ? speedup(baseline->run.timings.total, t.total) : kNaN;
+    if (row.run.stats.near_pairs != ref->run.stats.near_pairs ||
+        row.run.stats.levels != ref->run.stats.levels) {
+      err << "warning: " << row.run.options.backend << " built a different tree than "
+          << kReferenceBackend << " (L " << row.run.stats.levels << " vs " << ref->run.stats.levels
+          << ")\n";
     }
   }
 
   if (!a.output.empty()) {
-    progress.stage("writing " + a.output + "...");
+    const auto step = progress.step("writing " + a.output);
     report.output = a.output;
-    write_compare_table(a.output, report);
+    write_table(a.output, compare_table(report));
   }
-  if (a.report == ReportFormat::Json) {
-    out << to_json(report).dump(2) << "\n";
-  } else {
-    out << to_text(report);
-  }
-  out.flush();
-  if (!out) throw IoError("cannot write the report to standard output");
+  print_report(out,
+               a.report == ReportFormat::Json ? to_json(report).dump(2) + "\n" : to_text(report));
 
   for (const CompareRow& row : report.rows) {
-    if (!(row.vs_cpu.rel_l2 <= kCompareTolerance)) {
+    if (!(row.vs_reference.rel_l2 <= kCompareTolerance)) {
       throw RuntimeFailure(
-          format("compare: back end '%s' disagrees with cpu: relative L2 "
-                 "difference %.3e > %.0e",
-                 row.run.options.backend.c_str(), row.vs_cpu.rel_l2, kCompareTolerance));
+          format("compare: back end '%s' disagrees with %s: relative L2 difference %.3e > %.0e",
+                 row.run.options.backend.c_str(), kReferenceBackend, row.vs_reference.rel_l2,
+                 kCompareTolerance));
     }
   }
   return 0;
+}
+
+ParsedCommand parse(const po::variables_map& vm, const std::vector<std::string>&,
+                    const std::vector<std::string>&) {
+  CompareArgs a;
+  a.common = evaluate_args(vm);
+  a.common.verify = true;  // compare always checks against direct summation
+  if (!a.common.model.empty())
+    throw InvalidInput("--model chooses one back end: compare runs them all (--backends)");
+  if (auto v = value_of(vm, "backends")) a.backends = backends_option("backends", *v);
+  return command("compare", a, run_compare);
+}
+
+}  // namespace
+
+CommandRow compare_command() {
+  return {
+      "compare",
+      "compare",
+      "  mlfma2d compare [options]         every back end on one geometry: errors, phase times,\n"
+      "                                    speedups (see mlfma2d compare --help)\n",
+      compare_description,
+      compare_help,
+      false,
+      parse};
 }
 
 }  // namespace mlfma2d::app

@@ -1,29 +1,26 @@
 #pragma once
 /// \file compare.hpp
 /// `mlfma2d compare`: every near-field back end on one geometry -- verified against direct
-/// summation (computed once) and against the cpu back end, timed phase by phase, tabulated with
-/// the speedups over cpu and over indexing.
-#include <iosfwd>
+/// summation (computed once) and against the reference back end, timed phase by phase,
+/// tabulated with the speedups over the reference and over the papers' baseline.
 #include <string>
+#include <vector>
 
 #include "app/cli.hpp"
-#include "app/report.hpp"
+#include "app/evaluate.hpp"
 
 namespace mlfma2d::app {
 
-/// Runs the command; the report on `out`, notes and progress on `err`. Throws RuntimeFailure
-/// (after printing the table) when a back end disagrees with cpu by more than kCompareTolerance.
-int run_compare(const CompareArgs& args, std::ostream& out, std::ostream& err);
+/// \brief `mlfma2d compare ...`: the evaluate options (output = the table file, .csv or .h5),
+/// every back end on one geometry.
+struct CompareArgs {
+  EvaluateArgs common;
+  std::vector<std::string> backends;  ///< --backends; empty = every known back end
+};
 
-/// Relative L2 difference from the cpu back end's potential above which compare fails.
-constexpr double kCompareTolerance = 1e-12;
-
-/// Writes the table atomically: CSV (header, one row per back end, '#' metadata lines first) or
-/// HDF5 (one dataset per column under /compare, text as variable-length strings, each with a
-/// "unit" attribute), chosen by the extension. Throws IoError.
-void write_compare_table(const std::string& path, const CompareReport& report);
-
-/// The compare --help section on the table's columns and the JSON keys.
-std::string compare_help_columns();
+/// The compare command (its row in command_rows()): the report on stdout, notes and progress on
+/// stderr; exit 4 (after the report) when a back end disagrees with the reference by more than
+/// 1e-12 in relative L2.
+CommandRow compare_command();
 
 }  // namespace mlfma2d::app

@@ -1,5 +1,6 @@
 // mlfma2d command-line program: parses, runs, and maps every failure to one error line and an
-// exit code (documented in --help): 2 usage, 3 input/output, 4 runtime, 1 internal.
+// exit code (documented in --help): 2 usage, 3 input/output, 4 runtime, 5 a failed check, 1
+// internal.
 #include <exception>
 #include <iostream>
 #include <new>
@@ -26,24 +27,27 @@ int fail(int code, const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace mlfma2d::app;
   try {
-    const mlfma2d::app::ParsedCommand command = mlfma2d::app::parse_command_line(argc, argv);
-    return mlfma2d::app::run_command(command, std::cout, std::cerr);
+    const ParsedCommand command = parse_command_line(argc, argv);
+    return command.run(std::cout, std::cerr);
+  } catch (const CheckFailure& e) {
+    return fail(kCheckFailed, e.what());
   } catch (const mlfma2d::InvalidInput& e) {
-    return fail(2, e.what());
+    return fail(kUsage, e.what());
   } catch (const mlfma2d::BackendUnavailable& e) {
-    return fail(2, e.what());
+    return fail(kUsage, e.what());
   } catch (const boost::program_options::error& e) {
-    return fail(2, e.what());
+    return fail(kUsage, e.what());
   } catch (const mlfma2d::IoError& e) {
-    return fail(3, e.what());
+    return fail(kInputOutput, e.what());
   } catch (const mlfma2d::RuntimeFailure& e) {  // CudaError included
-    return fail(4, e.what());
+    return fail(kRuntime, e.what());
   } catch (const std::bad_alloc&) {
-    return fail(4, "out of memory");
+    return fail(kRuntime, "out of memory");
   } catch (const std::exception& e) {
-    return fail(1, std::string("internal error: ") + e.what());
+    return fail(kInternal, std::string("internal error: ") + e.what());
   } catch (...) {
-    return fail(1, "internal error: unknown exception");
+    return fail(kInternal, "internal error: unknown exception");
   }
 }

@@ -2,28 +2,107 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
+#include <ostream>
+
+#include "mlfma2d/text.hpp"
 
 namespace mlfma2d::app {
 
+using nlohmann::json;
+using tuning::AutoSelection;
+using tuning::Candidate;
+
 namespace {
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char buffer[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buffer, sizeof buffer, fmt, args);
-  va_end(args);
-  return buffer;
+const json kAbsent = json(json::value_t::discarded);
+
+// The request behind p: an explicit --terms or the error target.
+bool terms_from_eps(const RunReport& r) {
+  return r.options.terms == 0;
 }
 
-std::string signed_int(int value) {
-  return format("%+d", value);
+json or_null(const std::string& text) {
+  return text.empty() ? json(nullptr) : json(text);
 }
 
-// Bytes with a binary unit, for people; JSON and attributes keep the exact count.
+bool section_present(const RunReport& r, const std::string& section) {
+  if (section == "error") return r.verification.done;
+  if (section == "auto") return r.auto_selection.done;
+  return true;
+}
+
+json candidates_json(const AutoSelection& a) {
+  json candidates = json::array();
+  for (const Candidate& c : a.candidates) {
+    candidates.push_back({{"backend", c.backend},
+                          {"level_offset", c.level_offset},
+                          {"levels", c.levels},
+                          {"ct", c.ct},
+                          {"usable", c.usable},
+                          {"note", c.note},
+                          {"near_seconds", number_or_null(c.near_seconds)},
+                          {"far_seconds", number_or_null(c.far_seconds)},
+                          {"total_seconds", number_or_null(c.total_seconds)}});
+  }
+  return candidates;
+}
+
+bool is_set(const json& v) {
+  if (v.is_null() || v.is_discarded()) return false;
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number()) return v.get<double>() != 0;
+  if (v.is_string()) return !v.get<std::string>().empty();
+  return true;
+}
+
+}  // namespace
+
+double pairs_per_second(const RunReport& r) {
+  const double pairs = static_cast<double>(r.stats.near_pairs);
+  if (r.timings.near_kernel > 0) return pairs / r.timings.near_kernel;
+  if (r.timings.near > 0) return pairs / r.timings.near;
+  return 0;
+}
+
+std::vector<std::pair<std::string, std::string>> unavailable_backends(
+    const std::vector<std::string>& names) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::string gpu = tuning::gpu_unavailable();
+  for (const BackendInfo& b : near_field_backend_info()) {
+    if (b.available || std::find(names.begin(), names.end(), b.name) == names.end()) continue;
+    std::string why = b.why;
+    const std::string who = "back end '" + b.name + "' ";
+    if (why.rfind(who, 0) == 0) why.erase(0, who.size());
+    out.emplace_back(b.name, b.runs_on_device && !gpu.empty() ? gpu : why);
+  }
+  return out;
+}
+
+std::vector<std::string> grouped_reasons(
+    const std::vector<std::pair<std::string, std::string>>& unavailable) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // reason, back ends
+  for (const auto& backend : unavailable) {
+    const std::string& why = backend.second;
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == why; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {why, {}});
+    it->second.push_back(backend.first);
+  }
+  std::vector<std::string> lines;
+  for (const auto& [why, names] : groups) lines.push_back(join(names, ", ") + ": " + why);
+  return lines;
+}
+
+void print_report(std::ostream& out, const std::string& report) {
+  out << report;
+  out.flush();
+  if (!out) throw IoError("cannot write the report to standard output");
+}
+
+json number_or_null(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
 std::string human_bytes(std::size_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = static_cast<double>(bytes);
@@ -35,22 +114,276 @@ std::string human_bytes(std::size_t bytes) {
   return unit == 0 ? format("%zu B", bytes) : format("%.1f %s", value, units[unit]);
 }
 
-// The auto-selection's lines of the text report: the choice, why, and every candidate.
-std::string auto_text(const AutoSelection& a) {
+namespace {
+
+using R = const RunReport&;
+
+// A phase of "timings": seconds of the evaluation with the median total.
+ReportField phase(const char* key, const char* label, double Timings::*slot, unsigned use) {
+  return {
+      "timings", key, label, nullptr, nullptr, use, [slot](R r) { return json(r.timings.*slot); },
+      "s"};
+}
+
+// A field of "error" (--verify); `field_only`: only with --field.
+ReportField error(const char* key, const char* line, const char* text, unsigned use,
+                  double Verification::*slot, bool field_only) {
+  return {"error", key, line, text, "%.3e", use, [slot, field_only](R r) {
+            const Verification& v = r.verification;
+            return v.done && (!field_only || v.has_field) ? json(v.*slot) : kAbsent;
+          }};
+}
+
+// A field of "auto" (--backend auto, --levels auto).
+template <class T>
+ReportField chosen(const char* key, unsigned use, T AutoSelection::*slot) {
+  return {"auto",
+          key,
+          nullptr,
+          nullptr,
+          nullptr,
+          use,
+          [slot](R r) { return json(r.auto_selection.*slot); }};
+}
+
+}  // namespace
+
+// clang-format off
+const std::vector<ReportField>& report_fields() {
+  constexpr unsigned J = kJson, A = kAttribute, G = kGeometry, H = kColumnHead, T = kColumnTail,
+                     C = kCompared, S = kTextIfSet;
+  static const std::vector<ReportField> fields = {
+    {"", "input", "input", "{}", nullptr, J | A | G, [](R r) { return json(r.input); }},
+    {"", "targets_input", "targets", "{}", nullptr, J | A | G,
+     [](R r) { return or_null(r.targets_input); }},
+    {"", "output", "output", "{}", nullptr, J, [](R r) { return or_null(r.output); }},
+    {"", "tree", "tree", "{}", nullptr, J | A | G | T, [](R r) { return json(r.stats.tree); }},
+    {"", "levels", "tree", "L = {}", nullptr, J | A | G | T,
+     [](R r) { return json(r.stats.levels); }},
+    {"", "levels_ct", "tree", "L fixed by CT = {}", nullptr, J | A | G,
+     [](R r) { return json(r.stats.levels_ct); }},
+    {"", "level_offset", "tree", "offset {}", "%+d", J | A | G | T,
+     [](R r) { return json(r.options.level_offset); }},
+    {"", "ct", "tree", "CT = {}", nullptr, J | A | G, [](R r) { return json(r.options.ct); }},
+    {"", "levels_capped", "tree", "capped at the deepest level", nullptr, J | S,
+     [](R r) { return json(r.stats.levels_capped); }},
+    {"", "t", "", "t = {}", nullptr, J | A | G | T, [](R r) { return json(r.stats.t); }},
+    {"", "D", "", "D = {}", "%.3g", J | A | G | T, [](R r) { return json(r.stats.D); }},
+    {"", "leaf_boxes", "", "leaf boxes {}", nullptr, J | A | G | T,
+     [](R r) { return json(r.stats.leaf_boxes); }},
+    {"", "boxes", "", "boxes {}", nullptr, J | A, [](R r) { return json(r.stats.boxes); }},
+    {"", "merged_sources", "", "{} coincident sources merged", nullptr, J | A | S,
+     [](R r) { return json(r.stats.merged_sources); }},
+    {"", "coordinate_scale", "", "coordinates scaled by 1/{}", "%.3g", J | A | S,
+     [](R r) { return json(r.stats.coordinate_scale == 1 ? 0.0 : r.stats.coordinate_scale); }},
+    {"", "terms", "expansion", "p = {} terms", nullptr, J | A | G | T,
+     [](R r) { return json(r.stats.terms); }},
+    {"", "terms_from", "expansion", "p from {}", nullptr, J | A,
+     [](R r) { return json(terms_from_eps(r) ? "eps" : "terms"); }},
+    {"", "eps", "expansion", "eps = {}", nullptr, J | A | G,
+     [](R r) { return json(r.options.eps); }},
+    {"", "accuracy_floor", "expansion", "accuracy floor of this geometry {}", "%.3g", J | A | S,
+     [](R r) { return json(r.stats.accuracy_floor); }},
+    {"", "backend", "back end", "{}", nullptr, J | A, [](R r) { return json(r.options.backend); }},
+    {"", "threads", "back end", "threads {}", nullptr, J | A | G | T,
+     [](R r) { return json(r.threads_used); }},
+    {"", "field", "back end", "with field", nullptr, J | A | G | S,
+     [](R r) { return json(r.options.field); }},
+    {"", "near_pairs", "near field", "{} pairs", nullptr, J | A | G | T,
+     [](R r) { return json(r.stats.near_pairs); }},
+    {"", "pairs_per_second", "near field", "{} pairs/s", "%.3g", J | T,
+     [](R r) { return json(pairs_per_second(r)); }, "pairs/s"},
+    {"", "m2l_pairs", "far field", "{} M2L translations", nullptr, J | A,
+     [](R r) { return json(r.stats.m2l_pairs); }},
+    {"", "far_gflops", "far field", "{} GFLOP/s", "%.3g", J,
+     [](R r) { return json(r.timings.far > 0 ? r.stats.far_flops / r.timings.far * 1e-9 : 0.0); }},
+    {"", "device_memory", "device memory", "{}", "bytes", J | A | T | S,
+     [](R r) { return json(r.stats.device_memory); }, "B"},
+    {"", "version", nullptr, nullptr, nullptr, J | A, [](R) { return json(version()); }},
+    {"", "n_sources", nullptr, nullptr, nullptr, J | A | G | T,
+     [](R r) { return json(r.stats.n_sources); }},
+    {"", "n_targets", nullptr, nullptr, nullptr, J | A | G | T,
+     [](R r) { return json(r.stats.n_targets); }},
+    {"", "self", nullptr, nullptr, nullptr, J | A | G, [](R r) { return json(r.stats.self); }},
+    {"", "box_size", nullptr, nullptr, nullptr, J, [](R r) { return json(r.stats.box_size); }},
+    {"", "gpu_memory_budget", nullptr, nullptr, nullptr, J | A,
+     [](R r) { return json(r.options.gpu_memory); }},
+    {"", "repeat", nullptr, nullptr, nullptr, J | A | G | T, [](R r) { return json(r.repeat); }},
+    {"", "totals", nullptr, nullptr, nullptr, J, [](R r) { return json(r.totals); }},
+    {"", "warnings", nullptr, nullptr, nullptr, J, [](R r) { return json(r.warnings); }},
+    // The phases, in the order of the evaluation report's times.
+    phase("tree", "tree", &Timings::tree, J | A),
+    phase("plan", "plan", &Timings::plan, J | A),
+    phase("choose", "choose (cost model)", &Timings::choose, J | A),
+    phase("setup", "setup", &Timings::setup, J | A),
+    phase("p2m", "P2M", &Timings::p2m, J | A),
+    phase("m2m", "M2M", &Timings::m2m, J | A),
+    phase("m2l", "M2L", &Timings::m2l, J | A),
+    phase("p2l", "P2L", &Timings::p2l, J | A),
+    phase("l2l", "L2L", &Timings::l2l, J | A),
+    phase("l2p", "L2P", &Timings::l2p, J | A),
+    phase("m2p", "M2P", &Timings::m2p, J | A),
+    phase("far", "far total", &Timings::far, J | A | C),
+    phase("near_collect", "near collect", &Timings::near_collect, J | A | C),
+    phase("near_transfer", "near transfer", &Timings::near_transfer, J | A | C),
+    phase("near_kernel", "near kernel", &Timings::near_kernel, J | A | C),
+    phase("near_return", "near return", &Timings::near_return, J | A | C),
+    phase("near", "near total", &Timings::near, J | A | C),
+    phase("total", "total per evaluation", &Timings::total, J | A | C),
+    // --verify: the errors against direct summation.
+    error("rel_l2", "  potential", "rel L2 {}", J | A | H, &Verification::rel_l2, false),
+    error("max_abs", "  potential", "max abs {}", J | A | H, &Verification::max_abs, false),
+    error("field_rel_l2", "  field", "rel L2 {}", J | A, &Verification::field_rel_l2, true),
+    error("field_max_abs", "  field", "max abs {}", J | A, &Verification::field_max_abs, true),
+    error("direct_seconds", nullptr, nullptr, J, &Verification::direct_seconds, false),
+    {"error", "tolerance", "  tolerance", "{}", "%.3g", J | A,
+     [](R r) { return r.verification.done ? number_or_null(r.verification.tolerance) : kAbsent; }},
+    {"error", "passed", "  tolerance", "met: {}", nullptr, J | A,
+     [](R r) { return r.verification.done ? json(r.verification.passed) : kAbsent; }},
+    {"error", "sampled", nullptr, nullptr, nullptr, J | A,
+     [](R r) { return r.verification.done ? json(r.verification.sampled) : kAbsent; }},
+    {"error", "n_checked", nullptr, nullptr, nullptr, J | A,
+     [](R r) { return r.verification.done ? json(r.verification.n_checked) : kAbsent; }},
+    // --backend auto, --levels auto: what was chosen and why (the text: auto_text()).
+    chosen("backend", J | A, &AutoSelection::backend),
+    chosen("level_offset", J | A, &AutoSelection::level_offset),
+    chosen("levels", J, &AutoSelection::levels),
+    chosen("ct", J | A, &AutoSelection::ct),
+    chosen("backend_auto", J, &AutoSelection::backend_auto),
+    chosen("levels_auto", J, &AutoSelection::levels_auto),
+    chosen("method", J | A, &AutoSelection::method),
+    {"auto", "model", nullptr, nullptr, nullptr, J, [](R r) {
+       return r.auto_selection.model_path.empty() ? kAbsent : json(r.auto_selection.model_path);
+     }},
+    chosen("reason", J | A, &AutoSelection::reason),
+    {"auto", "predicted_seconds", nullptr, nullptr, nullptr, J | A,
+     [](R r) { return number_or_null(r.auto_selection.predicted_seconds); }},
+    {"auto", "measured_seconds", nullptr, nullptr, nullptr, J | A,
+     [](R r) { return json(r.timings.total); }},
+    chosen("seconds", J, &AutoSelection::seconds),
+    chosen("calibration_seconds", J, &AutoSelection::calibration_seconds),
+    {"auto", "candidates", nullptr, nullptr, nullptr, J,
+     [](R r) { return candidates_json(r.auto_selection); }},
+  };
+  return fields;
+}
+// clang-format on
+
+std::string section_prefix(const std::string& section) {
+  if (section.empty()) return "";
+  return (section == "timings" ? std::string("timing") : section) + "_";
+}
+
+json section_json(const RunReport& r, const std::string& section) {
+  if (!section_present(r, section)) return nullptr;
+  json j = json::object();
+  for (const ReportField& f : report_fields()) {
+    if (!(f.use & kJson) || f.section != section) continue;
+    const json v = f.get(r);
+    if (!v.is_discarded()) j[f.key] = v;
+  }
+  return j;
+}
+
+json to_json(const RunReport& r) {
+  json j = section_json(r, "");
+  for (const char* section : {"timings", "error", "auto"}) {
+    if (section_present(r, section)) j[section] = section_json(r, section);
+  }
+  return j;
+}
+
+std::map<std::string, AttrValue> to_attributes(const RunReport& r) {
+  std::map<std::string, AttrValue> a;
+  for (const ReportField& f : report_fields()) {
+    if (!(f.use & kAttribute) || !section_present(r, f.section)) continue;
+    const json v = f.get(r);
+    const std::string name = section_prefix(f.section) + f.key;
+    if (v.is_string()) {
+      a[name] = AttrValue(v.get<std::string>());
+    } else if (v.is_boolean()) {
+      a[name] = AttrValue::from_integer(v.get<bool>() ? 1 : 0);
+    } else if (v.is_number_integer()) {
+      a[name] = AttrValue::from_integer(v.get<std::int64_t>());
+    } else if (v.is_number()) {
+      a[name] = AttrValue(v.get<double>());
+    }
+  }
+  return a;
+}
+
+std::string value_text(const ReportField& f, const json& v) {
+  if (v.is_null() || v.is_discarded()) return "-";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  const std::string spec = f.number ? f.number : "";
+  if (spec == "bytes") {
+    const auto bytes = v.get<std::size_t>();
+    return human_bytes(bytes) + format(" (%zu bytes)", bytes);
+  }
+  if (v.is_number_unsigned()) return format("%llu", v.get<unsigned long long>());
+  if (v.is_number_integer()) {
+    return format(spec == "%+d" ? "%+lld" : "%lld", v.get<long long>());
+  }
+  return format(spec.empty() ? "%g" : spec.c_str(), v.get<double>());
+}
+
+std::string field_lines(const RunReport& r, const std::string& from, const std::string& to) {
+  std::string out, heading, line;
+  bool inside = false;
+  auto flush = [&] {
+    if (!line.empty()) out += format("%-16s%s\n", heading.c_str(), line.c_str());
+    line.clear();
+  };
+  for (const ReportField& f : report_fields()) {
+    if (!f.line || !f.text || std::string(f.section) == "timings") continue;
+    if (f.line == from) inside = true;
+    if (!inside) continue;
+    if (f.line != heading) {
+      if (heading == to) break;
+      flush();
+      heading = f.line;
+    }
+    if (!section_present(r, f.section)) continue;
+    const json v = f.get(r);
+    if (v.is_null() || v.is_discarded() || ((f.use & kTextIfSet) && !is_set(v))) continue;
+    std::string piece = f.text;
+    const auto at = piece.find("{}");
+    if (at != std::string::npos) piece.replace(at, 2, value_text(f, v));
+    line += (line.empty() ? "" : ", ") + piece;
+  }
+  flush();
+  return out;
+}
+
+std::string title_line(const RunReport& r, const char* command) {
+  const TreeStats& s = r.stats;
+  return format("mlfma2d %s%s: %zu sources, %zu targets%s\n", version(), command, s.n_sources,
+                s.n_targets, s.self ? " (the sources, self pairs skipped)" : "");
+}
+
+std::string auto_text(const AutoSelection& a, double measured_seconds) {
   std::string out;
-  std::string what = a.backend_auto && a.levels_auto ? "back end and levels"
-                     : a.backend_auto                ? "back end"
-                                                     : "levels";
-  out += format("auto            %s chosen by %s%s: %s at level offset %s\n", what.c_str(),
-                a.method.c_str(), a.method == "model" ? (" (" + a.model_path + ")").c_str() : "",
-                a.backend.c_str(), signed_int(a.level_offset).c_str());
+  const std::string what = a.backend_auto && a.levels_auto ? "back end and depth"
+                           : a.backend_auto                ? "back end"
+                                                           : "depth";
+  out += format("auto            %s chosen by the %s%s: %s, CT %d, level offset %+d\n",
+                what.c_str(), a.method == "model" ? "papers' model" : a.method.c_str(),
+                a.method == "model" ? (" (" + a.model_path + ")").c_str() : "", a.backend.c_str(),
+                a.ct, a.level_offset);
   out += "  why           " + a.reason + "\n";
-  out += format("  candidates    %-15s %6s %3s %12s %12s %12s\n", "back end", "offset", "L",
-                "near (ms)", "far (ms)", "total (ms)");
+  if (std::isfinite(a.predicted_seconds) && measured_seconds > 0) {
+    out += format("  time          predicted %.3f ms, measured %.3f ms per evaluation\n",
+                  1e3 * a.predicted_seconds, 1e3 * measured_seconds);
+  }
+  if (a.candidates.empty()) return out;
+  const char* kind = a.method == "model" ? "near field" : "predicted";
+  out += format("  candidates    %-15s %6s %6s %3s %12s %12s %12s  (%s)\n", "back end", "CT",
+                "offset", "L", "near (ms)", "far (ms)", "total (ms)", kind);
   auto ms = [](double s) {
     return std::isfinite(s) ? format("%12.3f", 1e3 * s) : format("%12s", "-");
   };
-  std::vector<std::string> unusable;  // one line per distinct reason, not one per offset
+  std::vector<std::string> unusable;  // one line per distinct reason
   for (const Candidate& c : a.candidates) {
     if (!c.usable) {
       const std::string line = c.backend + ": " + c.note;
@@ -59,418 +392,40 @@ std::string auto_text(const AutoSelection& a) {
       }
       continue;
     }
-    out += format("                %-15s %6s %3d %s %s %s\n", c.backend.c_str(),
-                  signed_int(c.level_offset).c_str(), c.levels, ms(c.near_seconds).c_str(),
+    out += format("                %-15s %6d %+6d %3d %s %s %s\n", c.backend.c_str(), c.ct,
+                  c.level_offset, c.levels, ms(c.near_seconds).c_str(),
                   ms(c.far_seconds).c_str(), ms(c.total_seconds).c_str());
   }
   for (const std::string& line : unusable) out += "  not run       " + line + "\n";
-  out += format("  took          %.3f s\n", a.calibration_seconds);
+  out += format("  took          %.3f s%s\n", a.seconds,
+                a.calibration_seconds > 0
+                    ? format(" (measuring the constants %.3f s)", a.calibration_seconds).c_str()
+                    : "");
   return out;
 }
-
-nlohmann::json number_or_null(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-}
-
-// The request behind p: an explicit --terms or the error target.
-bool terms_from_eps(const RunReport& r) {
-  return r.options.terms == 0;
-}
-
-}  // namespace
-
-const std::vector<PhaseRow>& phase_rows() {
-  static const std::vector<PhaseRow> rows = {
-      {"tree", "tree", &Timings::tree},
-      {"plan", "plan", &Timings::plan},
-      {"setup", "setup", &Timings::setup},
-      {"P2M", "p2m", &Timings::p2m},
-      {"M2M", "m2m", &Timings::m2m},
-      {"M2L", "m2l", &Timings::m2l},
-      {"L2L", "l2l", &Timings::l2l},
-      {"L2P", "l2p", &Timings::l2p},
-      {"far total", "far", &Timings::far},
-      {"near collect", "near_collect", &Timings::near_collect},
-      {"near transfer", "near_transfer", &Timings::near_transfer},
-      {"near kernel", "near_kernel", &Timings::near_kernel},
-      {"near return", "near_return", &Timings::near_return},
-      {"near total", "near", &Timings::near},
-      {"total per evaluation", "total", &Timings::total},
-  };
-  return rows;
-}
-
-double pairs_per_second(const RunReport& report) {
-  const double pairs = static_cast<double>(report.stats.near_pairs);
-  if (report.timings.near_kernel > 0) return pairs / report.timings.near_kernel;
-  if (report.timings.near > 0) return pairs / report.timings.near;
-  return 0;
-}
-
-double far_gflops(const RunReport& report) {
-  return report.timings.far > 0 ? report.stats.far_flops / report.timings.far * 1e-9 : 0;
-}
-
-nlohmann::json to_json(const RunReport& r) {
-  using nlohmann::json;
-  const TreeStats& s = r.stats;
-  json j;
-  j["version"] = version();
-  j["input"] = r.input;
-  j["targets_input"] = r.targets_input.empty() ? json(nullptr) : json(r.targets_input);
-  j["output"] = r.output.empty() ? json(nullptr) : json(r.output);
-  j["n_sources"] = s.n_sources;
-  j["n_targets"] = s.n_targets;
-  j["self"] = s.self;
-  j["levels"] = s.levels;
-  j["levels_ct"] = s.levels_ct;
-  j["level_offset"] = r.options.level_offset;
-  j["levels_capped"] = s.levels_capped;
-  j["ct"] = r.options.ct;
-  j["t"] = s.t;
-  j["D"] = s.D;
-  j["terms"] = s.terms;
-  j["terms_from"] = terms_from_eps(r) ? "eps" : "terms";
-  j["eps"] = r.options.eps;
-  j["backend"] = r.options.backend;
-  j["threads"] = r.threads_used;
-  j["field"] = r.options.field;
-  j["leaf_boxes"] = s.leaf_boxes;
-  j["boxes"] = s.boxes;
-  j["near_pairs"] = s.near_pairs;
-  j["m2l_pairs"] = s.m2l_pairs;
-  j["pairs_per_second"] = pairs_per_second(r);
-  j["far_gflops"] = far_gflops(r);
-  j["box_size"] = s.box_size;
-  j["device_memory"] = s.device_memory;
-  j["gpu_memory_budget"] = r.options.gpu_memory;
-  j["repeat"] = r.repeat;
-  j["totals"] = r.totals;
-  j["warnings"] = r.warnings;
-  json timings = json::object();
-  for (const PhaseRow& row : phase_rows()) timings[row.key] = r.timings.*row.seconds;
-  j["timings"] = timings;
-  if (r.verification.done) {
-    const Verification& v = r.verification;
-    json e;
-    e["rel_l2"] = v.rel_l2;
-    e["max_abs"] = v.max_abs;
-    e["sampled"] = v.sampled;
-    e["n_checked"] = v.n_checked;
-    if (v.has_field) {
-      e["field_rel_l2"] = v.field_rel_l2;
-      e["field_max_abs"] = v.field_max_abs;
-    }
-    e["direct_seconds"] = v.direct_seconds;
-    j["error"] = e;
-  }
-  if (r.auto_selection.done) j["auto"] = to_json(r.auto_selection);
-  return j;
-}
-
-namespace {
-
-// The report's first lines, shared by evaluate's and compare's text: sizes, files, tree, p.
-std::string geometry_text(const RunReport& r, const char* command) {
-  const TreeStats& s = r.stats;
-  std::string out;
-  out += format("mlfma2d %s%s: %zu sources, %zu targets%s\n", version(), command, s.n_sources,
-                s.n_targets, s.self ? " (the sources, self pairs skipped)" : "");
-  out += format("input           %s\n", r.input.c_str());
-  if (!r.targets_input.empty()) out += format("targets         %s\n", r.targets_input.c_str());
-  if (!r.output.empty()) out += format("output          %s\n", r.output.c_str());
-  out += format("tree            L = %d (L fixed by CT = %d is %d, offset %s)%s\n", s.levels,
-                r.options.ct, s.levels_ct, signed_int(r.options.level_offset).c_str(),
-                s.levels_capped ? ", capped at the deepest level" : "");
-  out += format("                t = %zu, D = %.3g, leaf boxes %zu, boxes %zu\n", s.t, s.D,
-                s.leaf_boxes, s.boxes);
-  if (terms_from_eps(r)) {
-    out += format("expansion       p = %d terms (from eps = %g)\n", s.terms, r.options.eps);
-  } else {
-    out += format("expansion       p = %d terms (--terms)\n", s.terms);
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string to_text(const RunReport& r) {
-  const TreeStats& s = r.stats;
-  std::string out = geometry_text(r, "");
-  out += format("back end        %s, %d thread%s%s\n", r.options.backend.c_str(), r.threads_used,
-                r.threads_used == 1 ? "" : "s", r.options.field ? ", with field" : "");
-  if (r.auto_selection.done) out += auto_text(r.auto_selection);
-  out += format("near field      %llu pairs, %.3g pairs/s\n",
-                static_cast<unsigned long long>(s.near_pairs), pairs_per_second(r));
-  out += format("far field       %llu M2L translations, %.3g GFLOP/s\n",
-                static_cast<unsigned long long>(s.m2l_pairs), far_gflops(r));
-  if (s.device_memory > 0) {
-    out += format("device memory   %s (%zu bytes)\n", human_bytes(s.device_memory).c_str(),
-                  s.device_memory);
+  std::string out = title_line(r, "") + field_lines(r, "input", "back end");
+  if (!r.preview.empty()) {
+    out += "output          none: --output FILE.h5 or FILE.csv writes every value; the first:\n";
+    out += "                " + r.preview + "\n";
   }
-  if (r.repeat > 1) {
-    out += format("times (ms)      evaluation with the median total of %d\n", r.repeat);
-  } else {
-    out += "times (ms)\n";
-  }
-  for (const PhaseRow& row : phase_rows()) {
-    out += format("  %-22s %12.3f\n", row.label, 1e3 * (r.timings.*row.seconds));
+  for (const std::string& w : r.warnings) out += "warning         " + w + "\n";
+  if (r.auto_selection.done) out += auto_text(r.auto_selection, r.timings.total);
+  out += field_lines(r, "near field", "device memory");
+  out += r.repeat > 1 ? format("times (ms)      evaluation with the median total of %d\n", r.repeat)
+                      : "times (ms)\n";
+  for (const ReportField& f : report_fields()) {
+    if (std::string(f.section) == "timings") {
+      out += format("  %-22s %12.3f\n", f.line, 1e3 * f.get(r).get<double>());
+    }
   }
   if (r.verification.done) {
     const Verification& v = r.verification;
     out += format("verification    direct summation at %s%zu targets (%.3f s)\n",
                   v.sampled ? "a random sample of " : "all ", v.n_checked, v.direct_seconds);
-    out += format("  potential     rel L2 %.3e, max abs %.3e\n", v.rel_l2, v.max_abs);
-    if (v.has_field) {
-      out += format("  field         rel L2 %.3e, max abs %.3e\n", v.field_rel_l2, v.field_max_abs);
-    }
+    out += field_lines(r, "  potential", "  tolerance");
   }
-  return out;
-}
-
-std::map<std::string, AttrValue> to_attributes(const RunReport& r) {
-  const TreeStats& s = r.stats;
-  std::map<std::string, AttrValue> a;
-  auto num = [](auto v) { return AttrValue(static_cast<double>(v)); };
-  a["version"] = AttrValue(std::string(version()));
-  a["input"] = AttrValue(r.input);
-  if (!r.targets_input.empty()) a["targets_input"] = AttrValue(r.targets_input);
-  a["ct"] = num(r.options.ct);
-  a["level_offset"] = num(r.options.level_offset);
-  a["eps"] = num(r.options.eps);
-  a["terms"] = num(s.terms);
-  a["terms_from"] = AttrValue(terms_from_eps(r) ? "eps" : "terms");
-  a["backend"] = AttrValue(r.options.backend);
-  a["field"] = num(r.options.field ? 1 : 0);
-  a["threads"] = num(r.threads_used);
-  a["gpu_memory_budget"] = num(r.options.gpu_memory);
-  a["repeat"] = num(r.repeat);
-  a["n_sources"] = num(s.n_sources);
-  a["n_targets"] = num(s.n_targets);
-  a["self"] = num(s.self ? 1 : 0);
-  a["levels"] = num(s.levels);
-  a["levels_ct"] = num(s.levels_ct);
-  a["t"] = num(s.t);
-  a["D"] = num(s.D);
-  a["leaf_boxes"] = num(s.leaf_boxes);
-  a["boxes"] = num(s.boxes);
-  a["near_pairs"] = num(s.near_pairs);
-  a["m2l_pairs"] = num(s.m2l_pairs);
-  a["device_memory"] = num(s.device_memory);
-  for (const PhaseRow& row : phase_rows()) {
-    a[std::string("timing_") + row.key] = num(r.timings.*row.seconds);
-  }
-  if (r.verification.done) {
-    const Verification& v = r.verification;
-    a["error_rel_l2"] = num(v.rel_l2);
-    a["error_max_abs"] = num(v.max_abs);
-    a["error_sampled"] = num(v.sampled ? 1 : 0);
-    a["error_n_checked"] = num(v.n_checked);
-    if (v.has_field) {
-      a["error_field_rel_l2"] = num(v.field_rel_l2);
-      a["error_field_max_abs"] = num(v.field_max_abs);
-    }
-  }
-  if (r.auto_selection.done) {
-    a["auto_backend"] = AttrValue(r.auto_selection.backend);
-    a["auto_level_offset"] = num(r.auto_selection.level_offset);
-    a["auto_method"] = AttrValue(r.auto_selection.method);
-    a["auto_reason"] = AttrValue(r.auto_selection.reason);
-  }
-  return a;
-}
-
-}  // namespace mlfma2d::app
-
-namespace mlfma2d::app {
-
-nlohmann::json to_json(const AutoSelection& a) {
-  using nlohmann::json;
-  json j;
-  j["backend"] = a.backend;
-  j["level_offset"] = a.level_offset;
-  j["levels"] = a.levels;
-  j["backend_auto"] = a.backend_auto;
-  j["levels_auto"] = a.levels_auto;
-  j["method"] = a.method;
-  if (!a.model_path.empty()) j["model"] = a.model_path;
-  j["reason"] = a.reason;
-  j["calibration_points"] = a.calibration_points;
-  j["seconds"] = a.calibration_seconds;
-  json candidates = json::array();
-  for (const Candidate& c : a.candidates) {
-    candidates.push_back({{"backend", c.backend},
-                          {"level_offset", c.level_offset},
-                          {"levels", c.levels},
-                          {"usable", c.usable},
-                          {"note", c.note},
-                          {"near_seconds", number_or_null(c.near_seconds)},
-                          {"far_seconds", number_or_null(c.far_seconds)},
-                          {"total_seconds", number_or_null(c.total_seconds)}});
-  }
-  j["candidates"] = candidates;
-  return j;
-}
-
-namespace {
-
-// The phases of compare's time table, by their keys in phase_rows() (one table of phases).
-const std::vector<const PhaseRow*>& compare_phases() {
-  static const std::vector<const PhaseRow*> rows = [] {
-    std::vector<const PhaseRow*> out;
-    for (const char* key :
-         {"near_collect", "near_transfer", "near_kernel", "near_return", "near", "far", "total"}) {
-      for (const PhaseRow& row : phase_rows())
-        if (std::string(row.key) == key) out.push_back(&row);
-    }
-    return out;
-  }();
-  return rows;
-}
-
-std::string ratio_text(double x) {
-  return std::isfinite(x) && x > 0 ? format("%.3g", x) : std::string("-");
-}
-
-}  // namespace
-
-std::vector<TableColumn> compare_columns(const CompareReport& r) {
-  std::vector<TableColumn> cols;
-  auto text = [&](const char* name, auto get) {
-    TableColumn c;
-    c.name = name;
-    c.is_text = true;
-    for (const CompareRow& row : r.rows) c.texts.push_back(get(row));
-    cols.push_back(std::move(c));
-  };
-  auto number = [&](const std::string& name, const char* unit, auto get) {
-    TableColumn c;
-    c.name = name;
-    c.unit = unit;
-    for (const CompareRow& row : r.rows) c.numbers.push_back(static_cast<double>(get(row)));
-    cols.push_back(std::move(c));
-  };
-  text("backend", [](const CompareRow& x) { return x.run.options.backend; });
-  number("rel_l2", "", [](const CompareRow& x) { return x.run.verification.rel_l2; });
-  number("max_abs", "", [](const CompareRow& x) { return x.run.verification.max_abs; });
-  number("rel_l2_vs_cpu", "", [](const CompareRow& x) { return x.vs_cpu.rel_l2; });
-  number("max_abs_vs_cpu", "", [](const CompareRow& x) { return x.vs_cpu.max_abs; });
-  for (const PhaseRow* p : compare_phases()) {
-    number(p->key, "s", [p](const CompareRow& x) { return x.run.timings.*(p->seconds); });
-  }
-  number("speedup_vs_cpu_near", "", [](const CompareRow& x) { return x.speedup_cpu_near; });
-  number("speedup_vs_cpu_total", "", [](const CompareRow& x) { return x.speedup_cpu_total; });
-  number("speedup_vs_indexing_near", "",
-         [](const CompareRow& x) { return x.speedup_indexing_near; });
-  number("speedup_vs_indexing_total", "",
-         [](const CompareRow& x) { return x.speedup_indexing_total; });
-  number("device_memory", "B", [](const CompareRow& x) { return x.run.stats.device_memory; });
-  number("pairs_per_second", "pairs/s",
-         [](const CompareRow& x) { return pairs_per_second(x.run); });
-  number("n_sources", "", [](const CompareRow& x) { return x.run.stats.n_sources; });
-  number("n_targets", "", [](const CompareRow& x) { return x.run.stats.n_targets; });
-  number("levels", "", [](const CompareRow& x) { return x.run.stats.levels; });
-  number("level_offset", "", [](const CompareRow& x) { return x.run.options.level_offset; });
-  number("t", "", [](const CompareRow& x) { return x.run.stats.t; });
-  number("D", "", [](const CompareRow& x) { return x.run.stats.D; });
-  number("leaf_boxes", "", [](const CompareRow& x) { return x.run.stats.leaf_boxes; });
-  number("near_pairs", "", [](const CompareRow& x) { return x.run.stats.near_pairs; });
-  number("terms", "", [](const CompareRow& x) { return x.run.stats.terms; });
-  number("repeat", "", [](const CompareRow& x) { return x.run.repeat; });
-  number("threads", "", [](const CompareRow& x) { return x.run.threads_used; });
-  return cols;
-}
-
-nlohmann::json to_json(const CompareReport& r) {
-  using nlohmann::json;
-  json j;
-  j["command"] = "compare";
-  j["version"] = version();
-  j["construction"] = r.construction;
-  j["output"] = r.output.empty() ? json(nullptr) : json(r.output);
-  if (!r.rows.empty()) {
-    // The geometry is the same for every row; repeated here for convenience.
-    const RunReport& first = r.rows.front().run;
-    const json geometry = to_json(first);
-    for (const char* key : {"input", "targets_input", "n_sources", "n_targets", "self", "levels",
-                            "levels_ct", "level_offset", "ct", "t", "D", "terms", "eps",
-                            "leaf_boxes", "near_pairs", "threads", "field", "repeat"}) {
-      j[key] = geometry[key];
-    }
-    if (first.verification.done) {
-      j["reference"] = {{"sampled", first.verification.sampled},
-                        {"n_checked", first.verification.n_checked},
-                        {"direct_seconds", first.verification.direct_seconds}};
-    }
-  }
-  json rows = json::array();
-  for (const CompareRow& row : r.rows) {
-    json b = to_json(row.run);
-    b["rel_l2_vs_cpu"] = row.vs_cpu.rel_l2;
-    b["max_abs_vs_cpu"] = row.vs_cpu.max_abs;
-    b["speedup_vs_cpu"] = {{"near", number_or_null(row.speedup_cpu_near)},
-                           {"total", number_or_null(row.speedup_cpu_total)}};
-    b["speedup_vs_indexing"] = std::isfinite(row.speedup_indexing_near)
-                                   ? json{{"near", number_or_null(row.speedup_indexing_near)},
-                                          {"total", number_or_null(row.speedup_indexing_total)}}
-                                   : json(nullptr);
-    rows.push_back(b);
-  }
-  j["backends"] = rows;
-  json skipped = json::array();
-  for (const auto& [name, why] : r.skipped) skipped.push_back({{"backend", name}, {"reason", why}});
-  j["skipped"] = skipped;
-  if (r.auto_selection.done) j["auto"] = to_json(r.auto_selection);
-  return j;
-}
-
-std::string to_text(const CompareReport& r) {
-  std::string out;
-  if (r.rows.empty()) return "compare: no back end ran\n";
-  const RunReport& first = r.rows.front().run;
-  out += geometry_text(first, " compare");
-  out += "solvers         " + r.construction + "\n";
-  const Verification& v = first.verification;
-  if (v.done) {
-    out += format("reference       direct summation at %s%zu targets (%.3f s), once for all\n",
-                  v.sampled ? "a random sample of " : "all ", v.n_checked, v.direct_seconds);
-  }
-  out += format(
-      "repeat          %d evaluation%s per back end, the one with the median total "
-      "shown; %d thread%s\n",
-      first.repeat, first.repeat == 1 ? "" : "s", first.threads_used,
-      first.threads_used == 1 ? "" : "s");
-  if (r.auto_selection.done) out += auto_text(r.auto_selection);
-  for (const auto& [name, why] : r.skipped) out += "skipped         " + name + ": " + why + "\n";
-
-  out += format("\n%-15s", "times (ms)");
-  for (const PhaseRow* p : compare_phases()) out += format(" %13s", p->key);
-  out += "\n";
-  for (const CompareRow& row : r.rows) {
-    out += format("%-15s", row.run.options.backend.c_str());
-    for (const PhaseRow* p : compare_phases())
-      out += format(" %13.3f", 1e3 * (row.run.timings.*(p->seconds)));
-    out += "\n";
-  }
-
-  out += format("\n%-15s %10s %10s %10s %10s %10s %10s %10s %12s %10s\n", "back end", "rel L2",
-                "max abs", "L2 vs cpu", "near/cpu", "total/cpu", "near/idx", "total/idx",
-                "device mem", "pairs/s");
-  for (const CompareRow& row : r.rows) {
-    const RunReport& x = row.run;
-    out += format("%-15s %10.2e %10.2e %10.2e %10s %10s %10s %10s %12s %10.3g\n",
-                  x.options.backend.c_str(), x.verification.rel_l2, x.verification.max_abs,
-                  row.vs_cpu.rel_l2, ratio_text(row.speedup_cpu_near).c_str(),
-                  ratio_text(row.speedup_cpu_total).c_str(),
-                  ratio_text(row.speedup_indexing_near).c_str(),
-                  ratio_text(row.speedup_indexing_total).c_str(),
-                  x.stats.device_memory ? human_bytes(x.stats.device_memory).c_str() : "-",
-                  pairs_per_second(x));
-  }
-  out +=
-      "(rel L2, max abs: potential against direct summation; L2 vs cpu: against the cpu back\n"
-      " end; near/cpu, total/cpu: speedup of the near field and of the whole evaluation over\n"
-      " cpu; near/idx, total/idx: the same over indexing, '-' when it did not run)\n";
   return out;
 }
 

@@ -1,10 +1,9 @@
 #pragma once
 /// \file sweep.hpp
-/// The papers' near-field experiments (`mlfma2d sweep NAME`) and the model fit over their data
-/// (`mlfma2d model fit`): measurement, CSV, metadata and gnuplot plots. The model itself is in
-/// app/model.hpp.
+/// `mlfma2d sweep NAME`: the papers' near-field experiments -- measurement (through the tuning
+/// module's timing harness), CSV, metadata, model fit and plots.
 #include <cstddef>
-#include <iosfwd>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,34 +11,29 @@
 
 namespace mlfma2d::app {
 
-/// The sweeps `mlfma2d sweep` knows: collection, kernel, levels.
-std::vector<std::string> sweep_names();
-
-/// \brief One configuration of a sweep.
-struct SweepPoint {
-  std::size_t n = 0;     ///< points (uniform, targets = sources)
-  int level_offset = 0;  ///< i, applied after CT fixed L (levels sweep)
-  int grid_levels = 0;   ///< levels sweep: the L of N = 4^(L-1); else 0
+/// \brief `mlfma2d sweep NAME ...`: re-run one of the papers' experiments.
+struct SweepArgs {
+  std::string name;  ///< collection, kernel or levels
+  bool quick = false;
+  int repeat = 0;                     ///< timed evaluations per run; 0 = 20 (3 with --quick)
+  int warmup = 1;                     ///< untimed evaluations before them
+  std::vector<std::string> backends;  ///< empty = every known back end
+  std::string output_dir;             ///< empty = sweep-NAME[-quick]
+  std::vector<std::size_t> sizes;     ///< --sizes: replace the sweep's N list
+  std::vector<int> grid_levels;       ///< --grid-levels: replace the levels sweep's L list
+  std::vector<int> offsets;           ///< --offsets: replace the levels sweep's i list
+  int ct = 15;
+  int fixed_levels = 0;  ///< kernel sweep's fixed L; 0 = from the largest N
+  int threads = 0;
+  std::string shape = "uniform";
+  std::uint64_t seed = 1;
+  bool quiet = false;
+  bool no_plots = false;
+  std::string command_line;  ///< for the run's metadata
 };
 
-/// The configurations of a sweep, in run order (the papers' lists, or --quick's, or --sizes /
-/// --grid-levels / --offsets). Throws InvalidInput for an unknown name.
-std::vector<SweepPoint> sweep_points(const SweepArgs& args);
-
-/// Timed evaluations per run: --repeat, else 20 (the papers') or 3 with --quick.
-int sweep_repeats(const SweepArgs& args);
-
-/// Runs a sweep: a progress bar on stderr, the CSV, metadata JSON and plots in the output folder,
-/// a summary on `out`.
-int run_sweep(const SweepArgs& args, std::ostream& out, std::ostream& err);
-
-/// Fits the model to sweep CSVs: the fit report (or JSON) on `out`, coefficients to --output,
-/// plots to --plot-dir.
-int run_model_fit(const ModelFitArgs& args, std::ostream& out, std::ostream& err);
-
-/// The sweep --help section: the experiments, the CSV columns, the files written.
-std::string sweep_help_text();
-/// The model --help section: what is fitted, how, and the coefficients file.
-std::string model_help_text();
+/// The sweep command (its row in command_rows()): a progress bar on stderr, the CSV, metadata
+/// JSON, model fit and plots in the output folder, a summary on stdout.
+CommandRow sweep_command();
 
 }  // namespace mlfma2d::app

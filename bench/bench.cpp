@@ -5,13 +5,13 @@
 // writes JSON.
 //
 //   mlfma2d_bench [--backend NAME] [--threads T] [--repeat K] [--rows LIST] [--json FILE]
-//                 [--ct CT] [--level-offset I] [--sample S] [--kernel-variants]
+//                 [--ct CT] [--levels I] [--sample S] [--kernel-variants]
 //                 [--kernel-n N] [--kernel-ct LIST]
 //   rows: a  N=1e6 uniform, eps 1e-10: first evaluation (tree, plan, setup, evaluation) and the
 //            median of K evaluations with new charges; error vs direct summation on a sample
 //         b  the same at N=1e7
 //         c  N=1e6 circle contour, and its ratio to (a)
-//         d  near-field kernel pairs/s at N=1e7 uniform, CT 15 and CT 64 (plan.near_pairs /
+//         d  near-field kernel pairs/s at N=1e7 uniform, CT 15 and CT 64 (plan.near.pairs /
 //            the kernel phase), against the 2.65e11 pairs/s all-pairs double-log ceiling; the
 //            back end alone (no far field): tree, plan and setup once, then K evaluations.
 //            --kernel-n and --kernel-ct change N and the CT list (e.g. the near field at 1e8);
@@ -20,6 +20,12 @@
 //         f  N=1e8 completes (time, host and device memory); only when listed, or with `all` on
 //            a machine with >= 100 GiB of memory
 //         g  the CPU-only row: cpu back end, N=1e6, eps 1e-10
+//         h  the defaults against the brute-force best (issue 12): for each set and N of
+//            --auto-sets / --auto-n at --auto-eps, a Solver with default Options (back end and
+//            depth chosen by the library): its one-shot time (construction + first evaluation,
+//            choosing included) and 10 evaluations (median, min, spread); then every back end of
+//            --auto-backends (default: all available) x both trees x level offsets -4..+1 at
+//            CT 15, median of 3 after a warm-up; the ratio of the defaults to the best
 #include <omp.h>
 
 #include <algorithm>
@@ -41,15 +47,11 @@
 
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
-#include "nearfield/backend.hpp"
-#include "solver/plan.hpp"
-#include "solver/tree.hpp"
-#ifdef MLFMA2D_WITH_CUDA
-#include "nearfield/cuda/cuda_common.hpp"
-#include "nearfield/cuda/fast_backends.hpp"
-#endif
+#include "mlfma2d/text.hpp"
+#include "mlfma2d/tuning.hpp"
 
 using namespace mlfma2d;
+using tuning::median;
 using json = nlohmann::json;
 
 namespace {
@@ -60,13 +62,6 @@ constexpr double kEps = 1e-10;
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 /// Charges of evaluation k: uniform in [0, 1), a new vector each call.
@@ -83,32 +78,19 @@ std::vector<double> charges(std::size_t n, std::uint64_t k) {
   return q;
 }
 
-/// Peak resident host memory of this process, GiB (VmHWM).
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+/// Peak resident host memory of this process, GiB.
 double peak_rss_gib() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atof(line.c_str() + 6) / (1024.0 * 1024.0);
-  }
-  return 0;
+  return double(tuning::host_memory().peak_resident) / kGiB;
 }
 
 double host_memory_gib() {
-  std::ifstream f("/proc/meminfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("MemTotal:", 0) == 0) return std::atof(line.c_str() + 9) / (1024.0 * 1024.0);
-  }
-  return 0;
+  return double(tuning::host_memory().total) / kGiB;
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 std::string ms(double s) {
-  return fmt("%.1f ms", 1e3 * s);
+  return format("%.1f ms", 1e3 * s);
 }
 
 struct Args {
@@ -124,7 +106,20 @@ struct Args {
   bool variants = false;
   std::size_t kernel_n = 10000000;
   std::vector<int> kernel_ct = {15, 64};
+  std::vector<std::string> auto_sets = {"uniform"};
+  std::vector<std::size_t> auto_n = {1000000};
+  double auto_eps = 1e-6;
+  std::vector<std::string> auto_backends;  ///< empty: every available one
+  double max_pairs = 2e10;                 ///< row h skips a scan point with more pairs
 };
+
+std::vector<std::string> comma_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream s(text);
+  for (std::string item; std::getline(s, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
 
 struct Row {
   std::string id, what, target, measured, met;
@@ -144,6 +139,17 @@ void add_row(Row r) {
   std::fflush(stdout);
   g_rows.push_back(std::move(r));
 }
+
+// The detail objects below are key-value data, laid out several to a line.
+// clang-format off
+
+/// The figures of a tree that every row reports.
+json tree_json(const TreeStats& st) {
+  return {{"ct", st.ct}, {"levels", st.levels}, {"t", st.t}, {"D", st.D},
+          {"near_pairs", st.near_pairs}};
+}
+
+// clang-format on
 
 /// \brief One end-to-end measurement: Solver construction + first evaluation, then K more.
 struct EndToEnd {
@@ -196,83 +202,42 @@ EndToEnd end_to_end(const std::string& shape, std::size_t n, const std::string& 
   e.rel_l2 = error_norms(got, ref).rel_l2;
   e.sampled = m;
   const TreeStats& st = s.stats();
-  e.detail = {{"n", n},
-              {"shape", shape},
-              {"backend", backend},
-              {"eps", kEps},
-              {"terms", st.terms},
-              {"ct", st.ct},
-              {"levels", st.levels},
-              {"t", st.t},
-              {"D", st.D},
-              {"near_pairs", st.near_pairs},
-              {"first_s", e.first},
-              {"first_tree_s", first.tree},
-              {"first_plan_s", first.plan},
-              {"first_setup_s", first.setup},
-              {"first_evaluation_s", first.total},
-              {"median_s", e.median},
-              {"median_near_s", e.near},
-              {"median_far_s", e.far},
-              {"median_near_kernel_s", e.kernel},
-              {"evaluations_s", total},
-              {"rel_l2", e.rel_l2},
-              {"sampled", m},
-              {"device_memory", st.device_memory}};
+  e.detail = tree_json(st);
+  // clang-format off
+  e.detail.update({{"n", n}, {"shape", shape}, {"backend", backend}, {"eps", kEps},
+                   {"terms", st.terms}, {"first_s", e.first}, {"first_tree_s", first.tree},
+                   {"first_plan_s", first.plan}, {"first_setup_s", first.setup},
+                   {"first_evaluation_s", first.total}, {"median_s", e.median},
+                   {"median_near_s", e.near}, {"median_far_s", e.far},
+                   {"median_near_kernel_s", e.kernel}, {"evaluations_s", total},
+                   {"rel_l2", e.rel_l2}, {"sampled", m}, {"device_memory", st.device_memory}});
+  // clang-format on
   return e;
 }
 
-/// Time the near-field back end alone (no far field) on an N-point uniform set: setup once,
-/// `repeat` evaluations with new charges after one warm-up; the kernel phase's median.
-json kernel_rate(const std::function<std::unique_ptr<NearFieldBackend>()>& make,
-                 const std::string& label, const PointSet& p, const Tree& tree, const Plan& plan,
-                 const Args& a, int repeat) {
-  NearFieldProblem prob;
-  prob.tree = &tree;
-  prob.plan = &plan;
-  prob.x = p.x.data();
-  prob.y = p.y.data();
-  prob.tx = p.x.data();
-  prob.ty = p.y.data();
-  prob.threads = a.threads;
-  auto b = make();
-  const double t0 = now();
-  b->setup(prob);
-  const double setup = now() - t0;
-  std::vector<double> phi(tree.n_targets());
-  std::vector<double> kernel, total, collect, transfer, ret;
-  std::size_t device_bytes = 0;
+/// Time the near-field back end `backend` alone (no far field) on the bench's geometry: setup
+/// once, `repeat` evaluations with new charges after one warm-up; the kernel phase's median.
+json kernel_rate(tuning::NearFieldBench* bench, const std::string& backend, int repeat) {
+  const TreeStats& st = bench->stats();
+  const double setup = bench->setup(backend);
+  std::vector<tuning::NearFieldSample> samples;
   for (int k = 0; k <= repeat; ++k) {
-    const std::vector<double> q = charges(p.x.size(), 100 + std::uint64_t(k));
-    NearFieldTimings t;
-    b->evaluate(q.data(), phi.data(), nullptr, nullptr, &t);
-    device_bytes = std::max(device_bytes, t.device_bytes);
-    if (k == 0) continue;  // warm-up
-    kernel.push_back(t.kernel);
-    total.push_back(t.total);
-    collect.push_back(t.collect);
-    transfer.push_back(t.transfer);
-    ret.push_back(t.ret);
+    const std::vector<double> q = charges(st.n_sources, 100 + std::uint64_t(k));
+    const tuning::NearFieldSample s = bench->evaluate(q);
+    if (k > 0) samples.push_back(s);  // k = 0 warms up
   }
-  const double km = median(kernel);
-  const double rate = km > 0 ? double(plan.near_pairs) / km : 0;
-  return {{"variant", label},
-          {"n", tree.n_targets()},
-          {"ct", tree.ct},
-          {"levels", tree.levels},
-          {"t", tree.t},
-          {"D", tree.mean_per_box},
-          {"near_pairs", plan.near_pairs},
-          {"setup_s", setup},
-          {"kernel_s", km},
-          {"kernels_s", kernel},
-          {"collect_s", median(collect)},
-          {"transfer_s", median(transfer)},
-          {"return_s", median(ret)},
-          {"near_total_s", median(total)},
-          {"device_bytes", device_bytes},
-          {"pairs_per_s", rate},
-          {"of_ceiling", rate / kCeiling}};
+  const tuning::NearFieldMeasurement m = tuning::summarize(samples);
+  std::vector<double> kernels;
+  for (const tuning::NearFieldSample& s : samples) kernels.push_back(s.kernel);
+  const double rate = m.kernel > 0 ? double(st.near_pairs) / m.kernel : 0;
+  json j = tree_json(st);
+  // clang-format off
+  j.update({{"variant", backend}, {"n", st.n_targets}, {"setup_s", setup}, {"kernel_s", m.kernel},
+            {"kernels_s", kernels}, {"collect_s", m.collect}, {"transfer_s", m.transfer},
+            {"return_s", m.ret}, {"near_total_s", m.total}, {"device_bytes", m.device_bytes},
+            {"pairs_per_s", rate}, {"of_ceiling", rate / kCeiling}});
+  // clang-format on
+  return j;
 }
 
 void row_end_to_end(const std::string& id, const std::string& shape, std::size_t n, double target,
@@ -280,7 +245,7 @@ void row_end_to_end(const std::string& id, const std::string& shape, std::size_t
   const EndToEnd e = end_to_end(shape, n, backend, a, a.repeat);
   Row r;
   r.id = id;
-  r.what = "N=" + fmt("%.0e", double(n)) + " " + shape + ", " + backend + ", eps 1e-10, median";
+  r.what = "N=" + format("%.0e", double(n)) + " " + shape + ", " + backend + ", eps 1e-10, median";
   r.target = target > 0 ? "<= " + ms(target) : "-";
   r.measured = ms(e.median);
   r.met = target > 0 ? (e.median <= target ? "yes" : "no") : "n/a";
@@ -294,6 +259,93 @@ void row_end_to_end(const std::string& id, const std::string& shape, std::size_t
   if (keep) *keep = e;
 }
 
+/// Row h for one set and N: the defaults, then the scan, then the ratio.
+void row_defaults_vs_scan(const std::string& set, std::size_t n, const Args& a) {
+  const PointSet p = generate_points(set, n, 1);
+  Options o;
+  o.eps = a.auto_eps;
+  o.threads = a.threads;
+  const double t0 = now();
+  Solver s(p.x, p.y, o);
+  s.evaluate(p.q);
+  const double one_shot = now() - t0;
+  const Timings first = s.timings();
+  const AutoChoice choice = s.auto_choice();
+  std::vector<double> totals;
+  for (int k = 0; k < 10; ++k) {
+    const std::vector<double> q = charges(n, std::uint64_t(k));
+    s.evaluate(q);
+    totals.push_back(s.timings().total);
+  }
+  const double med = median(totals), least = *std::min_element(totals.begin(), totals.end());
+  std::printf("     defaults: %s CT %d offset %+d, one-shot %s (choose %s, calibration %s), "
+              "median %s, min %s, predicted %s\n",
+              choice.backend.c_str(), choice.ct, choice.level_offset, ms(one_shot).c_str(),
+              ms(first.choose).c_str(), ms(choice.calibration_seconds).c_str(), ms(med).c_str(),
+              ms(least).c_str(), ms(choice.predicted_seconds).c_str());
+  std::fflush(stdout);
+
+  std::vector<std::string> backends = a.auto_backends;
+  if (backends.empty())
+    for (const std::string& b : near_field_backends())
+      if (near_field_backend_available(b)) backends.push_back(b);
+  json scan = json::array();
+  double best = INFINITY;
+  std::string best_text;
+  for (const std::string& b : backends)
+    for (const char* tree : {"uniform", "adaptive"})
+      for (int offset = -4; offset <= 1; ++offset) {
+        Options f = o;
+        f.backend = b;
+        f.tree = tree;
+        f.ct = kPapersCapacity;
+        f.level_offset = offset;
+        json point = {{"backend", b}, {"tree", tree}, {"level_offset", offset}};
+        try {
+          Solver x(p.x, p.y, f);
+          if (double(x.stats().near_pairs) > a.max_pairs) {
+            point["skipped"] = "near pairs above --max-pairs";
+            scan.push_back(point);
+            continue;
+          }
+          x.evaluate(p.q);
+          std::vector<double> t;
+          for (int k = 0; k < 3; ++k) {
+            x.evaluate(p.q);
+            t.push_back(x.timings().total);
+          }
+          point["median_s"] = median(t);
+          if (median(t) < best) {
+            best = median(t);
+            best_text = format("%s %s %+d", b.c_str(), tree, offset);
+          }
+        } catch (const Error& e) {  // an offset past the root or the deepest level, memory
+          point["skipped"] = e.what();
+        }
+        scan.push_back(point);
+      }
+  Row r;
+  r.id = "h";
+  r.what = format("defaults / scan's best, %s N=%.0e eps %.0e", set.c_str(), double(n),
+                  a.auto_eps);
+  r.target = "<= 1.25";
+  const double ratio = med / best;
+  r.measured = format("%.2f (best %s)", ratio, best_text.c_str());
+  r.met = ratio <= 1.25 ? "yes" : "no";
+  // clang-format off
+  r.detail = {{"set", set}, {"n", n}, {"eps", a.auto_eps}, {"backend", choice.backend},
+              {"ct", choice.ct}, {"level_offset", choice.level_offset},
+              {"predicted_s", choice.predicted_seconds}, {"one_shot_s", one_shot},
+              {"first_tree_s", first.tree}, {"first_choose_s", first.choose},
+              {"first_plan_s", first.plan}, {"first_setup_s", first.setup},
+              {"first_evaluation_s", first.total},
+              {"calibration_s", choice.calibration_seconds}, {"median_s", med}, {"min_s", least},
+              {"spread", med / least}, {"evaluations_s", totals}, {"best_s", best},
+              {"best", best_text}, {"ratio", ratio}, {"scan", scan}};
+  // clang-format on
+  add_row(r);
+}
+
 bool wants(const Args& a, const std::string& id) {
   if (a.rows.count(id)) return true;
   return a.all && id != "f";
@@ -302,9 +354,11 @@ bool wants(const Args& a, const std::string& id) {
 void usage() {
   std::printf(
       "usage: mlfma2d_bench [--backend NAME] [--threads T] [--repeat K] [--rows LIST]\n"
-      "                     [--json FILE] [--ct CT] [--level-offset I] [--sample S]\n"
+      "                     [--json FILE] [--ct CT] [--levels I] [--sample S]\n"
       "                     [--kernel-variants] [--kernel-n N] [--kernel-ct LIST]\n"
-      "  rows: comma list of a,b,c,d,e,f,g or all (default; f only on >= 100 GiB of memory)\n");
+      "                     [--auto-sets LIST] [--auto-n LIST] [--auto-eps X]\n"
+      "                     [--auto-backends LIST] [--max-pairs P]\n"
+      "  rows: comma list of a,b,c,d,e,f,g,h or all (default; f only on >= 100 GiB of memory)\n");
 }
 
 }  // namespace
@@ -332,17 +386,17 @@ int main(int argc, char** argv) {
         while (std::getline(s, item, ',')) {
           if (item == "all") {
             a.all = true;
-          } else if (item.size() == 1 && item[0] >= 'a' && item[0] <= 'g') {
+          } else if (item.size() == 1 && item[0] >= 'a' && item[0] <= 'h') {
             a.rows.insert(item);
           } else {
-            throw InvalidInput("--rows: unknown row '" + item + "' (a..g or all)");
+            throw InvalidInput("--rows: unknown row '" + item + "' (a..h or all)");
           }
         }
       } else if (k == "--json") {
         a.json_path = value();
       } else if (k == "--ct") {
         a.ct = std::stoi(value());
-      } else if (k == "--level-offset") {
+      } else if (k == "--levels") {
         a.level_offset = std::stoi(value());
       } else if (k == "--sample") {
         a.sample = std::stoul(value());
@@ -355,6 +409,18 @@ int main(int argc, char** argv) {
         std::string item;
         a.kernel_ct.clear();
         while (std::getline(s, item, ',')) a.kernel_ct.push_back(std::stoi(item));
+      } else if (k == "--auto-sets") {
+        a.auto_sets = comma_list(value());
+      } else if (k == "--auto-n") {
+        a.auto_n.clear();
+        for (const std::string& v : comma_list(value()))
+          a.auto_n.push_back(static_cast<std::size_t>(std::stod(v)));
+      } else if (k == "--auto-eps") {
+        a.auto_eps = std::stod(value());
+      } else if (k == "--auto-backends") {
+        a.auto_backends = comma_list(value());
+      } else if (k == "--max-pairs") {
+        a.max_pairs = std::stod(value());
       } else if (k == "--help" || k == "-h") {
         usage();
         return 0;
@@ -371,10 +437,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  std::string device = "none";
-#ifdef MLFMA2D_WITH_CUDA
-  if (cuda_device_count(nullptr) > 0) device = cuda::device_name();
-#endif
+  const std::string device = tuning::device_name();
   const int threads = a.threads > 0 ? a.threads : omp_get_max_threads();
   if (a.threads > 0) omp_set_num_threads(a.threads);
   std::printf(
@@ -411,38 +474,26 @@ int main(int argc, char** argv) {
       const std::size_t n = a.kernel_n;
       const PointSet p = generate_points("uniform", n, 2);
       for (int ct : a.kernel_ct) {
-        const Tree tree = build_tree(p.x, p.y, {}, {}, ct, 0, nullptr, a.threads);
-        const Plan plan = build_plan(tree, a.threads);
+        Options o;
+        o.ct = ct;
+        o.threads = a.threads;
+        tuning::NearFieldBench bench(p.x, p.y, {}, {}, o);
         const std::string b = a.backend;
-        const json main =
-            kernel_rate([&] { return make_near_field_backend(b); }, b, p, tree, plan, a, a.repeat);
+        const json main = kernel_rate(&bench, b, a.repeat);
         Row r;
         r.id = "d" + std::to_string(ct);
-        r.what = "near kernel N=" + fmt("%.0e", double(n)) + " uniform CT " + std::to_string(ct) +
-                 ", " + b;
+        r.what = "near kernel N=" + format("%.0e", double(n)) + " uniform CT " +
+                 std::to_string(ct) + ", " + b;
         r.target = ">= 1.3e11 pairs/s";
         const double rate = main["pairs_per_s"].get<double>();
-        r.measured = fmt("%.3g pairs/s", rate) + fmt(" (%.0f%%)", 100 * rate / kCeiling);
+        r.measured = format("%.3g pairs/s", rate) + format(" (%.0f%%)", 100 * rate / kCeiling);
         r.met = rate >= kKernelTarget ? "yes" : "no";
         r.detail = main;
         r.detail["peak_rss_gib"] = peak_rss_gib();
-#ifdef MLFMA2D_WITH_CUDA
         if (a.variants && b == "shared") {
           json v = json::array();
-          for (cuda::SharedMode mode :
-               {cuda::SharedMode::kGroupsUnsorted, cuda::SharedMode::kLeaves}) {
-            const json k = kernel_rate([&] { return make_shared_backend(mode); },
-                                       std::string("shared/") + cuda::shared_mode_name(mode), p,
-                                       tree, plan, a, 3);
-            std::printf("     variant %-24s %.3g pairs/s (%.0f%% of ceiling), kernel %s\n",
-                        k["variant"].get<std::string>().c_str(), k["pairs_per_s"].get<double>(),
-                        100 * k["of_ceiling"].get<double>(),
-                        ms(k["kernel_s"].get<double>()).c_str());
-            v.push_back(k);
-          }
           for (const std::string other : {"repetition-gpu"}) {
-            const json k = kernel_rate([&] { return make_near_field_backend(other); }, other, p,
-                                       tree, plan, a, 3);
+            const json k = kernel_rate(&bench, other, 3);
             std::printf("     variant %-24s %.3g pairs/s (%.0f%% of ceiling), kernel %s\n",
                         other.c_str(), k["pairs_per_s"].get<double>(),
                         100 * k["of_ceiling"].get<double>(),
@@ -451,7 +502,6 @@ int main(int argc, char** argv) {
           }
           r.detail["variants"] = v;
         }
-#endif
         add_row(r);
       }
     }
@@ -462,7 +512,7 @@ int main(int argc, char** argv) {
       r.target = "<= 12";
       if (have_a && have_b) {
         const double g = rb.median / ra.median;
-        r.measured = fmt("%.2f", g);
+        r.measured = format("%.2f", g);
         r.met = g <= 12 ? "yes" : "no";
         r.detail = {{"time_1e6_s", ra.median}, {"time_1e7_s", rb.median}, {"growth", g}};
       } else {
@@ -480,7 +530,7 @@ int main(int argc, char** argv) {
       r.id = "f";
       r.what = "N=1e8 uniform completes, " + a.backend;
       r.target = "completes";
-      r.measured = ms(e.median) + fmt(", %.1f GiB host", peak_rss_gib());
+      r.measured = ms(e.median) + format(", %.1f GiB host", peak_rss_gib());
       r.met = "yes";
       r.detail = e.detail;
       r.detail["peak_rss_gib"] = peak_rss_gib();
@@ -489,6 +539,10 @@ int main(int argc, char** argv) {
     if (wants(a, "g")) {
       // The CPU-only target: 1.3 s per evaluation on the 2-core development machine.
       row_end_to_end("g", "uniform", 1000000, 1.3, "cpu", a, nullptr);
+    }
+    if (wants(a, "h")) {
+      for (const std::string& set : a.auto_sets)
+        for (std::size_t n : a.auto_n) row_defaults_vs_scan(set, n, a);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());

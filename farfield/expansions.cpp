@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tree/array.hpp"
+#include "tree/threads.hpp"
+
 namespace mlfma2d {
 namespace {
 
@@ -37,7 +40,8 @@ Operators::Operators(int terms) : p(terms) {
     m(0, 0) = 1.0;
     for (int l = 1; l <= p; ++l) {
       m(l, 0) = -std::pow(w, l) / double(l);
-      for (int k = 1; k <= l; ++k) m(l, k) = std::pow(0.5, k) * std::pow(w, l - k) * C[l - 1][k - 1];
+      for (int k = 1; k <= l; ++k)
+        m(l, k) = std::pow(0.5, k) * std::pow(w, l - k) * C[l - 1][k - 1];
     }
     // L2L, u = (c - c0)/s0:  C_l = 2^-l sum_{k=l..p} B_k C(k, l) u^(k-l)
     CMatrix& t = l2l[q];
@@ -64,7 +68,7 @@ Operators::Operators(int terms) : p(terms) {
   }
 }
 
-void Expansions::reset(const Tree& tree, int p) {
+void Expansions::reset(const Tree& tree, int p, int threads) {
   multipole.resize(tree.levels + 1);
   local.resize(tree.levels + 1);
   for (int l = 3; l <= tree.levels; ++l) {
@@ -73,54 +77,76 @@ void Expansions::reset(const Tree& tree, int p) {
       multipole[l].resize(p + 1, nb);
       local[l].resize(p + 1, nb);
     }
-    multipole[l].setZero();
-    local[l].setZero();
+    for (CMatrix* m : {&multipole[l], &local[l]})
+      parallel_fill(m->data(), std::size_t(m->size()), Complex(0), threads);
   }
 }
 
-void P2M(const Tree& tree, const Operators& ops, const double* q, Expansions* e, int threads) {
-  const int L = tree.levels, p = ops.p;
-  const Level& leaf = tree.leaves();
-  const double s = tree.box_size(L), inv_s = 1.0 / s;
-  CMatrix& M = e->multipole[L];
-  // A_0 = sum q_j,  A_k = -(1/k) sum q_j w_j^k,  w_j = (z_j - c)/s.
-  // Vectorised across the box's sources: t_j = q_j w_j^k is advanced one power per k.
-#pragma omp parallel num_threads(threads)
-  {
-    std::vector<double> wr, wi, tr, ti;
-#pragma omp for schedule(dynamic, 256)
-    for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(leaf.size()); ++b) {
-      if (!leaf.has_sources(b)) continue;
-      double hx, hy;  // centre = corner + (hx, hy) s; offsets without rounding the centre
-      tree.centre_index(L, b, &hx, &hy);
-      const std::int64_t j0 = leaf.src_begin[b], m = leaf.src_end[b] - j0;
-      wr.resize(m), wi.resize(m), tr.resize(m), ti.resize(m);
-      double a0 = 0;
-      for (std::int64_t j = 0; j < m; ++j) {
-        wr[j] = std::fma(-hx, s, tree.sx[j0 + j] - tree.x0) * inv_s;
-        wi[j] = std::fma(-hy, s, tree.sy[j0 + j] - tree.y0) * inv_s;
-        tr[j] = q[j0 + j];
-        ti[j] = 0;
-        a0 += q[j0 + j];
-      }
-      Complex* a = &M(0, b);
-      a[0] += a0;
-      double *pwr = wr.data(), *pwi = wi.data(), *ptr = tr.data(), *pti = ti.data();
-      for (int k = 1; k <= p; ++k) {
-        double sr = 0, si = 0;
+namespace {
+
+// out[k] -= (1/k) sum_j q_j w_j^k for k = 1..p, vectorised across the m points: t_j = q_j w_j^k
+// is advanced one power per k. (P2M with w = (z - c)/s; P2L with w = s/(z - c).) The scratch
+// arrays w and t are overwritten.
+void power_sums(std::int64_t m, double* wr, double* wi, double* tr, double* ti, int p,
+                Complex* out) {
+  for (int k = 1; k <= p; ++k) {
+    double sr = 0, si = 0;
 #pragma omp simd reduction(+ : sr, si)
-        for (std::int64_t j = 0; j < m; ++j) {
-          const double nr = ptr[j] * pwr[j] - pti[j] * pwi[j];
-          const double ni = ptr[j] * pwi[j] + pti[j] * pwr[j];
-          ptr[j] = nr;
-          pti[j] = ni;
-          sr += nr;
-          si += ni;
-        }
-        a[k] -= Complex(sr, si) / double(k);
-      }
+    for (std::int64_t j = 0; j < m; ++j) {
+      const double nr = tr[j] * wr[j] - ti[j] * wi[j];
+      const double ni = tr[j] * wi[j] + ti[j] * wr[j];
+      tr[j] = nr;
+      ti[j] = ni;
+      sr += nr;
+      si += ni;
+    }
+    out[k] -= Complex(sr, si) / double(k);
+  }
+}
+
+// The leaves on levels >= 3 that hold sources (with_sources) or targets.
+template <class F>
+void for_leaves(const Tree& tree, bool with_sources, int threads, F&& f) {
+  const std::int64_t n = std::int64_t(tree.leaves.size());
+#pragma omp parallel num_threads(team_size(threads, n, kParallelMinBoxes))
+  {
+    std::vector<double> scratch;
+#pragma omp for schedule(dynamic, 256)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const BoxRef r = tree.leaves[i];
+      if (r.level < 3) continue;
+      const Level& lv = tree.at(r);
+      if (with_sources ? !lv.has_sources(r.box) : !lv.has_targets(r.box)) continue;
+      f(r, &scratch);
     }
   }
+}
+
+}  // namespace
+
+void P2M(const Tree& tree, const Operators& ops, const double* q, Expansions* e, int threads) {
+  const int p = ops.p;
+  // A_0 = sum q_j,  A_k = -(1/k) sum q_j w_j^k,  w_j = (z_j - c)/s.
+  for_leaves(tree, true, threads, [&](BoxRef r, std::vector<double>* scratch) {
+    const Level& lv = tree.at(r);
+    const double s = tree.box_size(r.level), inv_s = 1.0 / s;
+    double hx, hy;  // centre = corner + (hx, hy) s; offsets without rounding the centre
+    tree.centre_index(r.level, r.box, &hx, &hy);
+    const std::int64_t j0 = lv.src_begin[r.box], m = lv.src_end[r.box] - j0;
+    scratch->resize(4 * m);
+    double *wr = scratch->data(), *wi = wr + m, *tr = wi + m, *ti = tr + m;
+    double a0 = 0;
+    for (std::int64_t j = 0; j < m; ++j) {
+      wr[j] = Tree::offset(tree.sx[j0 + j], tree.x0, hx, s, inv_s);
+      wi[j] = Tree::offset(tree.sy[j0 + j], tree.y0, hy, s, inv_s);
+      tr[j] = q[j0 + j];
+      ti[j] = 0;
+      a0 += q[j0 + j];
+    }
+    Complex* a = &e->multipole[r.level](0, r.box);
+    a[0] += a0;
+    power_sums(m, wr, wi, tr, ti, p, a);
+  });
 }
 
 void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threads) {
@@ -128,7 +154,8 @@ void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
   const Level& children = tree.level[l + 1];
   const CMatrix& Mc = e->multipole[l + 1];
   CMatrix& Mp = e->multipole[l];
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(team_size(threads, parents.size(), kParallelMinBoxes)) \
+    schedule(static)
   for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(parents.size()); ++b) {
     for (std::int32_t c = parents.child_begin[b]; c < parents.child_begin[b + 1]; ++c)
       if (children.has_sources(c)) Mp.col(b).noalias() += ops.m2m[children.key[c] & 3] * Mc.col(c);
@@ -148,7 +175,7 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, Expans
   // operator with blocks of its gathered source multipoles. Within an offset the pairs are
   // sorted by target, so a thread's pairs are one contiguous run: no races, no atomics, and
   // every target adds its offsets in the same order whatever the thread count.
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(team_size(threads, nb, kParallelMinBoxes))
   {
     const int nth = omp_get_num_threads(), me = omp_get_thread_num();
     const std::int32_t b0 = std::int32_t(nb * me / nth), b1 = std::int32_t(nb * (me + 1) / nth);
@@ -173,7 +200,8 @@ void L2L(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
   const Level& children = tree.level[l];
   const CMatrix& Lp = e->local[l - 1];
   CMatrix& Lc = e->local[l];
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(team_size(threads, children.size(), kParallelMinBoxes)) \
+    schedule(static)
   for (std::ptrdiff_t c = 0; c < std::ptrdiff_t(children.size()); ++c) {
     if (children.has_targets(c))
       Lc.col(c).noalias() += ops.l2l[children.key[c] & 3] * Lp.col(children.parent[c]);
@@ -182,63 +210,180 @@ void L2L(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
 
 void L2P(const Tree& tree, const Operators& ops, const Expansions& e, double* phi, double* ex,
          double* ey, int threads) {
-  const int L = tree.levels, p = ops.p;
-  const Level& leaf = tree.leaves();
-  const double s = tree.box_size(L), inv_s = 1.0 / s;
-  const CMatrix& B = e.local[L];
+  const int p = ops.p;
   // Horner across the box's targets (vectorised over targets):
   //   f = sum_l B_l z^l,  f' = (1/s) sum_l l B_l z^(l-1),  z = (x - c)/s
   //   phi = Re f,  E_x = -Re f',  E_y = +Im f'   (E = -grad phi)
-#pragma omp parallel num_threads(threads)
-  {
-    std::vector<double> zr, zi, fr, fi;
-#pragma omp for schedule(dynamic, 256)
-    for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(leaf.size()); ++b) {
-      if (!leaf.has_targets(b)) continue;
-      double hx, hy;  // centre = corner + (hx, hy) s; offsets without rounding the centre
-      tree.centre_index(L, b, &hx, &hy);
-      const std::int64_t i0 = leaf.tgt_begin[b], m = leaf.tgt_end[b] - i0;
-      zr.resize(m), zi.resize(m), fr.resize(m), fi.resize(m);
-      for (std::int64_t i = 0; i < m; ++i) {
-        zr[i] = std::fma(-hx, s, tree.tx[i0 + i] - tree.x0) * inv_s;
-        zi[i] = std::fma(-hy, s, tree.ty[i0 + i] - tree.y0) * inv_s;
-      }
-      const Complex* c = &B(0, b);
-      double *pzr = zr.data(), *pzi = zi.data(), *pfr = fr.data(), *pfi = fi.data();
-      auto horner = [&](auto coefficient, int top, int bottom) {
-        const Complex ct = coefficient(top);
-        for (std::int64_t i = 0; i < m; ++i) pfr[i] = ct.real(), pfi[i] = ct.imag();
-        for (int l = top - 1; l >= bottom; --l) {
-          const Complex cl = coefficient(l);
+  for_leaves(tree, false, threads, [&](BoxRef r, std::vector<double>* scratch) {
+    const Level& lv = tree.at(r);
+    const double s = tree.box_size(r.level), inv_s = 1.0 / s;
+    double hx, hy;  // centre = corner + (hx, hy) s; offsets without rounding the centre
+    tree.centre_index(r.level, r.box, &hx, &hy);
+    const std::int64_t i0 = lv.tgt_begin[r.box], m = lv.tgt_end[r.box] - i0;
+    scratch->resize(4 * m);
+    double *pzr = scratch->data(), *pzi = pzr + m, *pfr = pzi + m, *pfi = pfr + m;
+    for (std::int64_t i = 0; i < m; ++i) {
+      pzr[i] = Tree::offset(tree.tx[i0 + i], tree.x0, hx, s, inv_s);
+      pzi[i] = Tree::offset(tree.ty[i0 + i], tree.y0, hy, s, inv_s);
+    }
+    const Complex* c = &e.local[r.level](0, r.box);
+    auto horner = [&](auto coefficient, int top, int bottom) {
+      const Complex ct = coefficient(top);
+      for (std::int64_t i = 0; i < m; ++i) pfr[i] = ct.real(), pfi[i] = ct.imag();
+      for (int l = top - 1; l >= bottom; --l) {
+        const Complex cl = coefficient(l);
 #pragma omp simd
-          for (std::int64_t i = 0; i < m; ++i) {
-            const double r = pfr[i] * pzr[i] - pfi[i] * pzi[i] + cl.real();
-            pfi[i] = pfr[i] * pzi[i] + pfi[i] * pzr[i] + cl.imag();
-            pfr[i] = r;
-          }
-        }
-      };
-      horner([&](int l) { return c[l]; }, p, 0);
-      for (std::int64_t i = 0; i < m; ++i) phi[i0 + i] += pfr[i];
-      if (ex && p >= 1) {
-        horner([&](int l) { return double(l) * c[l]; }, p, 1);
         for (std::int64_t i = 0; i < m; ++i) {
-          ex[i0 + i] -= pfr[i] * inv_s;
-          ey[i0 + i] += pfi[i] * inv_s;
+          const double re = pfr[i] * pzr[i] - pfi[i] * pzi[i] + cl.real();
+          pfi[i] = pfr[i] * pzi[i] + pfi[i] * pzr[i] + cl.imag();
+          pfr[i] = re;
+        }
+      }
+    };
+    horner([&](int l) { return c[l]; }, p, 0);
+    for (std::int64_t i = 0; i < m; ++i) phi[i0 + i] += pfr[i];
+    if (ex && p >= 1) {
+      horner([&](int l) { return double(l) * c[l]; }, p, 1);
+      for (std::int64_t i = 0; i < m; ++i) {
+        ex[i0 + i] -= pfr[i] * inv_s;
+        ey[i0 + i] += pfi[i] * inv_s;
+      }
+    }
+  });
+}
+
+void P2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, const double* q,
+         Expansions* e, int threads) {
+  const BoxLists& x = plan.p2l[l];
+  if (x.box.empty()) return;
+  const int p = ops.p;
+  const Level& lv = tree.level[l];
+  const double s = tree.box_size(l), inv_s = 1.0 / s, log_s = std::log(s);
+  CMatrix& B = e->local[l];
+  // A source z_j outside box b (v = (z_j - c)/s, |v| > the box's reach):
+  //   B_0 += q_j (log|v| + log s),  B_k += -(q_j / k) v^-k   (DESIGN.md section 7, scaled).
+  // Only Re B_0 matters (phi = Re sum B_l w^l): the imaginary part of log(-v) is dropped.
+  const std::int64_t nb = std::int64_t(lv.size());
+#pragma omp parallel num_threads(team_size(threads, nb, kParallelMinBoxes))
+  {
+    std::vector<double> scratch;
+#pragma omp for schedule(dynamic, 64)
+    for (std::int64_t b = 0; b < nb; ++b) {
+      if (x.begin[b] == x.begin[b + 1]) continue;
+      double hx, hy;
+      tree.centre_index(l, b, &hx, &hy);
+      std::int64_t m = 0;
+      for (std::int64_t k = x.begin[b]; k < x.begin[b + 1]; ++k)
+        m += tree.at(x.box[k]).sources(x.box[k].box);
+      scratch.resize(4 * m);
+      double *wr = scratch.data(), *wi = wr + m, *tr = wi + m, *ti = tr + m;
+      double b0 = 0;
+      std::int64_t at = 0;
+      for (std::int64_t k = x.begin[b]; k < x.begin[b + 1]; ++k) {
+        const BoxRef c = x.box[k];
+        const Level& lc = tree.at(c);
+        for (std::int64_t j = lc.src_begin[c.box]; j < lc.src_end[c.box]; ++j, ++at) {
+          const double vr = Tree::offset(tree.sx[j], tree.x0, hx, s, inv_s);
+          const double vi = Tree::offset(tree.sy[j], tree.y0, hy, s, inv_s);
+          const double v2 = vr * vr + vi * vi;
+          wr[at] = vr / v2;  // 1/v
+          wi[at] = -vi / v2;
+          tr[at] = q[j];
+          ti[at] = 0;
+          b0 += q[j] * (0.5 * std::log(v2) + log_s);
+        }
+      }
+      Complex* out = &B(0, b);
+      out[0] += b0;
+      power_sums(m, wr, wi, tr, ti, p, out);
+    }
+  }
+}
+
+void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansions& e, double* phi,
+         double* ex, double* ey, int threads) {
+  const BoxLists& w = plan.m2p;
+  if (w.box.empty()) return;
+  const int p = ops.p;
+  const NearField& near = plan.near;
+  // The multipole of box c (side s) at z, u = (z - c)/s, t = 1/u:
+  //   phi  = a_0 (log|u| + log s) + Re sum_k A_k t^k          (a_0 is real: the charges are)
+  //   phi' = (t/s) (a_0 - sum_k k A_k t^k),  E_x = -Re phi',  E_y = +Im phi'
+  const std::int64_t n = std::int64_t(w.items());
+#pragma omp parallel num_threads(team_size(threads, n, kParallelMinBoxes))
+  {
+    std::vector<double> scratch;
+#pragma omp for schedule(dynamic, 16)
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (w.begin[i] == w.begin[i + 1]) continue;
+      const std::int64_t i0 = near.leaf_tgt[i], m = near.leaf_tgt[i + 1] - i0;
+      scratch.resize(4 * m);
+      double *pur = scratch.data(), *pui = pur + m, *pfr = pui + m, *pfi = pfr + m;
+      for (std::int64_t k = w.begin[i]; k < w.begin[i + 1]; ++k) {
+        const BoxRef c = w.box[k];
+        const double s = tree.box_size(c.level), inv_s = 1.0 / s, log_s = std::log(s);
+        double hx, hy;
+        tree.centre_index(c.level, c.box, &hx, &hy);
+        const Complex* a = &e.multipole[c.level](0, c.box);
+        const double a0 = a[0].real();
+        for (std::int64_t j = 0; j < m; ++j) {
+          const double ur = Tree::offset(tree.tx[i0 + j], tree.x0, hx, s, inv_s);
+          const double ui = Tree::offset(tree.ty[i0 + j], tree.y0, hy, s, inv_s);
+          const double u2 = ur * ur + ui * ui;
+          pur[j] = ur / u2;  // t = 1/u
+          pui[j] = -ui / u2;
+          phi[i0 + j] += a0 * (0.5 * std::log(u2) + log_s);
+        }
+        // f = sum_{k=1..p} A_k t^k = t (A_1 + t (A_2 + ...)), Horner across the targets.
+        auto horner = [&](auto coefficient) {
+          const Complex top = coefficient(p);
+          for (std::int64_t j = 0; j < m; ++j) pfr[j] = top.real(), pfi[j] = top.imag();
+          for (int l = p - 1; l >= 0; --l) {
+            const Complex cl = coefficient(l);
+#pragma omp simd
+            for (std::int64_t j = 0; j < m; ++j) {
+              const double re = pfr[j] * pur[j] - pfi[j] * pui[j] + cl.real();
+              pfi[j] = pfr[j] * pui[j] + pfi[j] * pur[j] + cl.imag();
+              pfr[j] = re;
+            }
+          }
+        };
+        horner([&](int l) { return l == 0 ? Complex(0) : a[l]; });
+        for (std::int64_t j = 0; j < m; ++j) phi[i0 + j] += pfr[j];
+        if (ex) {
+          // g = a_0 - sum_k k A_k t^k, then phi' = (t/s) g
+          horner([&](int l) { return l == 0 ? Complex(a0) : -double(l) * a[l]; });
+          for (std::int64_t j = 0; j < m; ++j) {
+            const double dr = (pfr[j] * pur[j] - pfi[j] * pui[j]) * inv_s;
+            const double di = (pfr[j] * pui[j] + pfi[j] * pur[j]) * inv_s;
+            ex[i0 + j] -= dr;
+            ey[i0 + j] += di;
+          }
         }
       }
     }
   }
 }
 
+FarWork far_field_work(const Tree& tree, const Plan& plan) {
+  FarWork w;
+  for (int l = 3; l <= tree.levels; ++l) w.boxes += double(tree.level[l].size());
+  for (const BoxRef& r : tree.leaves) {
+    if (r.level < 3) continue;
+    w.sources += double(tree.at(r).sources(r.box));
+    w.targets += double(tree.at(r).targets(r.box));
+  }
+  w.m2l = double(plan.m2l_pairs);
+  w.wx = double(plan.p2l_terms) + double(plan.m2p_terms);
+  return w;
+}
+
 double far_field_flops(const Tree& tree, const Plan& plan, int p, bool field) {
-  if (tree.levels < 3) return 0;
+  const FarWork w = far_field_work(tree, plan);
   const double n = p + 1;
   const double cmul = 8;  // complex multiply-add: 4 mul + 4 add
-  double boxes = 0;
-  for (int l = 3; l <= tree.levels; ++l) boxes += double(tree.level[l].size());
-  return cmul * n * n * (double(plan.m2l_pairs) + 2 * boxes) +
-         cmul * p * (double(tree.n_sources()) + (field ? 2 : 1) * double(tree.n_targets()));
+  const double out = field ? 2 : 1;  // Horner passes per target: potential, and the field
+  return cmul * n * n * (w.m2l + 2 * w.boxes) + cmul * p * (w.sources + out * (w.targets + w.wx));
 }
 
 }  // namespace mlfma2d

@@ -11,8 +11,8 @@
 #include <complex>
 #include <vector>
 
-#include "solver/plan.hpp"
-#include "solver/tree.hpp"
+#include "tree/plan.hpp"
+#include "tree/tree.hpp"
 
 namespace mlfma2d {
 
@@ -32,11 +32,13 @@ struct Operators {
 /// scaled coefficients. Allocated once per geometry, zeroed per evaluation.
 struct Expansions {
   std::vector<CMatrix> multipole, local;
-  void reset(const Tree& tree, int p);
+  /// Sized for the tree and zeroed (in parallel: the first evaluation also touches them first).
+  void reset(const Tree& tree, int p, int threads);
 };
 
-// The operators of the method, by name. Charges and outputs are in tree order.
-/// Leaves: multipole expansions of their sources.
+// The operators of the method, by name. Charges and outputs are in tree order. Expansions exist
+// on levels 3..L: M2L starts at level 3, and W boxes and X targets are at level 3 or below.
+/// Leaves (on every level >= 3): multipole expansions of their sources.
 void P2M(const Tree& tree, const Operators& ops, const double* q, Expansions* e, int threads);
 /// Level l+1 multipoles to level l.
 void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threads);
@@ -44,11 +46,28 @@ void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
 /// dense matrix products).
 void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, Expansions* e,
          int threads);
+/// Level l: the sources of each box's X-list leaves into its local expansion.
+void P2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, const double* q,
+         Expansions* e, int threads);
 /// Level l-1 locals to level l.
 void L2L(const Tree& tree, const Operators& ops, int l, Expansions* e, int threads);
-/// Leaves: add the local expansions' potential (and field, if ex/ey non-null) at the targets.
+/// Leaves (on every level >= 3): add the local expansions' potential (and field, if ex/ey
+/// non-null) at the targets.
 void L2P(const Tree& tree, const Operators& ops, const Expansions& e, double* phi, double* ex,
          double* ey, int threads);
+/// Near leaves: add the multipole expansions of their W-list boxes at their targets.
+void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansions& e, double* phi,
+         double* ex, double* ey, int threads);
+
+/// \brief The far field's work, by kind: what its time and its operation count follow.
+struct FarWork {
+  double m2l = 0;      ///< M2L translations: (p+1)^2 each
+  double boxes = 0;    ///< boxes on levels >= 3: an M2M and an L2L, (p+1)^2 each
+  double sources = 0;  ///< P2M points (leaves on levels >= 3): p each
+  double targets = 0;  ///< L2P points: p each (twice with the field)
+  double wx = 0;       ///< P2L sources x boxes + M2P targets x boxes: p each
+};
+FarWork far_field_work(const Tree& tree, const Plan& plan);
 
 /// Floating-point operations of one evaluation of the far field (for GFLOP/s figures).
 double far_field_flops(const Tree& tree, const Plan& plan, int p, bool field);

@@ -4,12 +4,57 @@
 // another exception type, a sanitizer report, a hang -- is a finding (libFuzzer stops on it).
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <vector>
+
+#include "mlfma2d/io.hpp"
 
 namespace mlfma2d::fuzz {
+
+inline void check(bool ok) {
+  if (!ok) std::abort();  // a reader accepted data that break its own contract
+}
+
+inline bool all_finite(const std::vector<double>& v) {
+  for (double d : v) {
+    if (!std::isfinite(d)) return false;
+  }
+  return true;
+}
+
+// Runs the three readers on `path`. What they accept must satisfy their contracts (equal
+// lengths, at least one point, finite values) and the format's own (`points`, `result`);
+// rejecting the input with an mlfma2d::Error is fine.
+inline void read_all(const std::string& path, const std::function<void(const PointSet&)>& points,
+                     const std::function<void(const ResultFile&)>& result) {
+  try {
+    const PointSet p = read_points(path);
+    check(!p.x.empty() && p.x.size() == p.y.size() && p.x.size() == p.q.size());
+    check(p.tx.size() == p.ty.size());
+    check(all_finite(p.x) && all_finite(p.y) && all_finite(p.q));
+    check(all_finite(p.tx) && all_finite(p.ty));
+    points(p);
+  } catch (const Error&) {
+  }
+  try {
+    std::vector<double> tx, ty;
+    read_targets(path, &tx, &ty);
+    check(!tx.empty() && tx.size() == ty.size() && all_finite(tx) && all_finite(ty));
+  } catch (const Error&) {
+  }
+  try {
+    const ResultFile r = read_result(path);
+    check(r.field_x.size() == r.field_y.size());
+    check(r.field_x.empty() || r.field_x.size() == r.potential.size());
+    result(r);
+  } catch (const Error&) {
+  }
+}
 
 // $TMPDIR/mlfma2d-fuzz-<pid><suffix>, removed when the process exits normally.
 inline const std::string& temp_path(const char* suffix) {

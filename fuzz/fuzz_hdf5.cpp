@@ -10,7 +10,6 @@
 // every input, each kind of HDF5 identifier must be back to its count before the first input.
 #include <hdf5.h>
 
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 
@@ -19,22 +18,11 @@
 
 namespace {
 
-void check(bool ok) {
-  if (!ok) std::abort();  // a reader accepted data that break its own contract
-}
-
-bool all_finite(const std::vector<double>& v) {
-  for (double d : v) {
-    if (!std::isfinite(d)) return false;
-  }
-  return true;
-}
-
 // Open identifiers of every kind that our readers create.
 std::vector<ssize_t> open_ids() {
   std::vector<ssize_t> counts;
-  for (H5I_type_t type : {H5I_FILE, H5I_GROUP, H5I_DATATYPE, H5I_DATASPACE, H5I_DATASET, H5I_ATTR,
-                          H5I_GENPROP_LST}) {
+  for (H5I_type_t type :
+       {H5I_FILE, H5I_GROUP, H5I_DATATYPE, H5I_DATASPACE, H5I_DATASET, H5I_ATTR, H5I_GENPROP_LST}) {
     hsize_t n = 0;
     if (H5Inmembers(type, &n) < 0) n = 0;  // fails while no identifier of the kind was ever made
     counts.push_back(static_cast<ssize_t>(n));
@@ -51,26 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     return open_ids();
   }();
-  try {
-    const mlfma2d::PointSet p = mlfma2d::read_points(path);
-    check(!p.x.empty() && p.x.size() == p.y.size() && p.x.size() == p.q.size());
-    check(p.tx.size() == p.ty.size());
-    check(all_finite(p.x) && all_finite(p.y) && all_finite(p.q));
-    check(all_finite(p.tx) && all_finite(p.ty));
-  } catch (const mlfma2d::Error&) {
-  }
-  try {
-    std::vector<double> tx, ty;
-    mlfma2d::read_targets(path, &tx, &ty);
-    check(!tx.empty() && tx.size() == ty.size() && all_finite(tx) && all_finite(ty));
-  } catch (const mlfma2d::Error&) {
-  }
-  try {
-    const mlfma2d::ResultFile r = mlfma2d::read_result(path);
-    check(r.field_x.size() == r.field_y.size());
-    check(r.field_x.empty() || r.field_x.size() == r.potential.size());
-  } catch (const mlfma2d::Error&) {
-  }
-  check(open_ids() == baseline);
+  mlfma2d::fuzz::read_all(
+      path, [](const mlfma2d::PointSet&) {}, [](const mlfma2d::ResultFile&) {});
+  mlfma2d::fuzz::check(open_ids() == baseline);
   return 0;
 }

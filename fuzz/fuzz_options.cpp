@@ -2,12 +2,15 @@
 // mlfma2d::app::parse_command_line, which touches no file and runs nothing. Rejecting the command
 // line with an mlfma2d::Error (InvalidInput) is fine; what it accepts must satisfy the option
 // contracts that the rest of the program relies on.
+#include <any>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "app/cli.hpp"
+#include "app/evaluate.hpp"
+#include "app/generate.hpp"
 
 namespace {
 
@@ -35,16 +38,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const mlfma2d::app::ParsedCommand c =
         mlfma2d::app::parse_command_line(static_cast<int>(words.size()), argv.data());
-    if (c.command == mlfma2d::app::Command::Evaluate) {
-      const mlfma2d::Options& o = c.evaluate.options;
+    if (const auto* e = std::any_cast<mlfma2d::app::EvaluateArgs>(&c.args)) {
+      const mlfma2d::Options& o = e->options;
       check(o.ct >= 1);
       check(o.eps > 0 && o.eps < 1);
       check(o.terms >= 0 && o.terms <= mlfma2d::kMaxTerms);
       check(o.threads >= 0);
       check(o.level_offset >= -mlfma2d::kMaxLevels && o.level_offset <= mlfma2d::kMaxLevels);
-      check(c.evaluate.repeat >= 1);
-    } else if (c.command == mlfma2d::app::Command::Generate) {
-      check(c.generate.n >= 1 && !c.generate.output.empty());
+      check(e->repeat >= 1);
+    } else if (const auto* g = std::any_cast<mlfma2d::app::GenerateArgs>(&c.args)) {
+      check(g->n >= 1 && !g->output.empty());
     }
   } catch (const mlfma2d::Error&) {
   }

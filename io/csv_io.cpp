@@ -1,18 +1,24 @@
 // CSV back end: a header line naming the columns (any order), then one row of numbers per line.
 // Blank lines and '#' lines are skipped, CRLF is accepted; no quoting (fields are numbers).
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "io/io_internal.hpp"
+#include "mlfma2d/text.hpp"
 
 namespace mlfma2d::io_detail {
 namespace {
@@ -33,12 +39,6 @@ std::vector<std::string_view> split(std::string_view line) {
   }
 }
 
-std::string join(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ",") + n;
-  return s;
-}
-
 // The whole field must be a number; `scratch` gives strtod the NUL terminator it needs.
 bool parse_number(std::string_view field, std::string* scratch, double* value) {
   if (field.empty()) return false;
@@ -48,7 +48,7 @@ bool parse_number(std::string_view field, std::string* scratch, double* value) {
   return end == scratch->c_str() + scratch->size();
 }
 
-struct Table {
+struct CsvTable {
   std::vector<std::vector<double>> columns;  // in the order of required, then optional names;
                                              // an absent optional column is left empty
   std::vector<std::string> comments;         // '#' lines, without the '#'
@@ -57,8 +57,8 @@ struct Table {
 
 // Reads a table whose header names every `required` column, any `optional` ones, and no other,
 // in any order. With `finite`, NaN and infinity are rejected.
-Table read_table(const std::string& path, const std::vector<std::string>& required,
-                 const std::vector<std::string>& optional, bool finite) {
+CsvTable read_table(const std::string& path, const std::vector<std::string>& required,
+                    const std::vector<std::string>& optional, bool finite) {
   std::ifstream in(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) fail(path, "cannot read");
@@ -67,10 +67,10 @@ Table read_table(const std::string& path, const std::vector<std::string>& requir
 
   std::vector<std::string> names = required;
   names.insert(names.end(), optional.begin(), optional.end());
-  std::string expected = "'" + join(required) + "'";
-  if (!optional.empty()) expected += " and optionally '" + join(optional) + "'";
+  std::string expected = "'" + join(required, ",") + "'";
+  if (!optional.empty()) expected += " and optionally '" + join(optional, ",") + "'";
 
-  Table t;
+  CsvTable t;
   t.columns.resize(names.size());
   t.present.assign(names.size(), false);
   std::vector<std::size_t> slot;  // header field -> column index; empty until the header is read
@@ -94,14 +94,13 @@ Table read_table(const std::string& path, const std::vector<std::string>& requir
     if (slot.empty()) {                                                 // the header
       double unused;
       if (parse_number(fields[0], &scratch, &unused)) {
-        fail(path, "missing header line '" + join(required) + "'");
+        fail(path, "missing header line '" + join(required, ",") + "'");
       }
       for (const std::string_view f : fields) {
         std::size_t k = 0;
         while (k < names.size() && names[k] != f) ++k;
         if (k == names.size()) {
-          fail(path,
-               at() + ": unknown column '" + std::string(f) + "' (expected " + expected + ")");
+          fail(path, at() + ": unknown column '" + excerpt(f) + "' (expected " + expected + ")");
         }
         if (t.present[k]) fail(path, at() + ": column '" + names[k] + "' appears twice");
         t.present[k] = true;
@@ -122,45 +121,24 @@ Table read_table(const std::string& path, const std::vector<std::string>& requir
       double v;
       const bool number = parse_number(fields[i], &scratch, &v);
       if (!number || (finite && !std::isfinite(v))) {
-        fail(path, at() + ", column " + names[slot[i]] + ": '" + std::string(fields[i]) +
+        fail(path, at() + ", column " + names[slot[i]] + ": '" + excerpt(fields[i]) +
                        (number ? "' is not finite" : "' is not a number"));
       }
       t.columns[slot[i]].push_back(v);
     }
   }
-  if (slot.empty()) fail(path, "missing header line '" + join(required) + "'");
+  if (slot.empty()) fail(path, "missing header line '" + join(required, ",") + "'");
   return t;
 }
 
 // Targets or sources: at least one row.
-Table read_points_table(const std::string& path, const std::vector<std::string>& required,
-                        const std::vector<std::string>& optional) {
-  Table t = read_table(path, required, optional, true);
+CsvTable read_points_table(const std::string& path, const std::vector<std::string>& required,
+                           const std::vector<std::string>& optional) {
+  CsvTable t = read_table(path, required, optional, true);
   if (t.columns[0].empty()) {
     fail(path, "no data rows after the header: at least one point is needed");
   }
   return t;
-}
-
-// Opens `tmp` for writing, runs `body`, and closes it, checking every step: a full disk shows
-// up only as a failed write or close.
-template <class Body>
-void write_text(const std::string& tmp, const std::string& path, Body&& body) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(tmp.c_str(), "wb"), std::fclose);
-  if (!f) throw IoError(cannot_write(path, std::strerror(errno)));
-  body(f.get());
-  const bool written = !std::ferror(f.get());
-  if (std::fclose(f.release()) != 0 || !written) {
-    throw IoError(cannot_write(path, std::strerror(errno ? errno : EIO)));
-  }
-}
-
-// A line break inside an attribute would end its comment line early.
-std::string one_line(std::string s) {
-  for (char& ch : s) {
-    if (ch == '\n' || ch == '\r') ch = ' ';
-  }
-  return s;
 }
 
 // One line per row, each value with 17 significant digits, which reads back to the same double.
@@ -176,8 +154,19 @@ void write_rows(std::FILE* f, const std::vector<const std::vector<double>*>& col
 
 }  // namespace
 
-PointSet csv_read_points(const std::string& path) {
-  Table t = read_points_table(path, {"x", "y", "q"}, {});
+void write_text(const std::string& tmp, const std::string& path,
+                const std::function<void(std::FILE*)>& body) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(tmp.c_str(), "wb"), std::fclose);
+  if (!f) throw IoError(cannot_write(path, std::strerror(errno)));
+  body(f.get());
+  const bool written = !std::ferror(f.get());
+  if (std::fclose(f.release()) != 0 || !written) {
+    throw IoError(cannot_write(path, std::strerror(errno ? errno : EIO)));
+  }
+}
+
+static PointSet csv_read_points(const std::string& path) {
+  CsvTable t = read_points_table(path, {"x", "y", "q"}, {});
   PointSet p;
   p.x = std::move(t.columns[0]);
   p.y = std::move(t.columns[1]);
@@ -185,28 +174,24 @@ PointSet csv_read_points(const std::string& path) {
   return p;
 }
 
-void csv_read_targets(const std::string& path, std::vector<double>* tx, std::vector<double>* ty) {
-  Table t = read_points_table(path, {"x", "y"}, {"q"});
+static void csv_read_targets(const std::string& path, std::vector<double>* tx,
+                             std::vector<double>* ty) {
+  CsvTable t = read_points_table(path, {"x", "y"}, {"q"});
   *tx = std::move(t.columns[0]);
   *ty = std::move(t.columns[1]);
 }
 
-void csv_write_points(const std::string& tmp, const std::string& path, const PointSet& p) {
+static void csv_write_points(const std::string& tmp, const std::string& path, const PointSet& p) {
   write_text(tmp, path, [&](std::FILE* f) {
     std::fputs("x,y,q\n", f);
     write_rows(f, {&p.x, &p.y, &p.q});
   });
 }
 
-void csv_write_result(const std::string& tmp, const std::string& path, const ResultFile& r) {
+static void csv_write_result(const std::string& tmp, const std::string& path, const ResultFile& r) {
+  // The header comes first: numpy.loadtxt(skiprows=1) and pandas.read_csv load the file as it
+  // is. The attributes go to the sidecar (write_sidecar).
   write_text(tmp, path, [&](std::FILE* f) {
-    for (const auto& [key, value] : r.attributes) {
-      if (value.is_string) {
-        std::fprintf(f, "# %s = %s\n", one_line(key).c_str(), one_line(value.text).c_str());
-      } else {
-        std::fprintf(f, "# %s = %.17g\n", one_line(key).c_str(), value.number);
-      }
-    }
     const bool field = !r.field_x.empty();
     std::fputs(field ? "x,y,potential,field_x,field_y\n" : "x,y,potential\n", f);
     if (field) {
@@ -217,8 +202,30 @@ void csv_write_result(const std::string& tmp, const std::string& path, const Res
   });
 }
 
-ResultFile csv_read_result(const std::string& path) {
-  Table t = read_table(path, {"x", "y", "potential"}, {"field_x", "field_y"}, false);
+static void csv_write_table(const std::string& tmp, const std::string& path, const Table& table) {
+  write_text(tmp, path, [&](std::FILE* f) {
+    const std::vector<TableColumn>& cols = table.columns;
+    for (std::size_t c = 0; c < cols.size(); ++c)
+      std::fprintf(f, c ? ",%s" : "%s", cols[c].name.c_str());
+    std::fputc('\n', f);
+    const std::size_t rows =
+        cols.empty() ? 0 : std::max(cols[0].texts.size(), cols[0].numbers.size());
+    for (std::size_t i = 0; i < rows; ++i) {
+      for (std::size_t c = 0; c < cols.size(); ++c) {
+        if (c) std::fputc(',', f);
+        if (cols[c].is_text) {
+          std::fputs(cols[c].texts[i].c_str(), f);
+        } else if (std::isfinite(cols[c].numbers[i])) {
+          std::fprintf(f, "%.9g", cols[c].numbers[i]);
+        }
+      }
+      std::fputc('\n', f);
+    }
+  });
+}
+
+static ResultFile csv_read_result(const std::string& path) {
+  CsvTable t = read_table(path, {"x", "y", "potential"}, {"field_x", "field_y"}, false);
   if (t.present[3] != t.present[4]) fail(path, "has only one of the columns field_x, field_y");
   ResultFile r;
   r.tx = std::move(t.columns[0]);
@@ -226,7 +233,32 @@ ResultFile csv_read_result(const std::string& path) {
   r.potential = std::move(t.columns[2]);
   r.field_x = std::move(t.columns[3]);
   r.field_y = std::move(t.columns[4]);
-  // "# key = value" lines are the attributes; a value that reads fully as a number is one.
+  // The attributes: from the sidecar, or in files written before it, from "# key = value" lines
+  // (a value that reads fully as a number is one).
+  const std::string sidecar = sidecar_path(path);
+  if (std::ifstream in{sidecar}) {
+    nlohmann::json j;
+    try {
+      in >> j;
+    } catch (const nlohmann::json::exception& e) {
+      fail(sidecar, std::string("not JSON: ") + e.what());
+    }
+    if (!j.is_object() || !j.contains("attributes") || !j["attributes"].is_object()) {
+      fail(sidecar, "not a result sidecar: no \"attributes\" object");
+    }
+    for (const auto& [key, v] : j["attributes"].items()) {
+      if (v.is_string()) {
+        r.attributes[key] = AttrValue(v.get<std::string>());
+      } else if (v.is_number_integer()) {
+        r.attributes[key] = AttrValue::from_integer(v.get<std::int64_t>());
+      } else if (v.is_number()) {
+        r.attributes[key] = AttrValue(v.get<double>());
+      } else if (v.is_null()) {  // a non-finite number
+        r.attributes[key] = AttrValue(std::numeric_limits<double>::quiet_NaN());
+      }
+    }
+    return r;
+  }
   std::string scratch;
   for (const std::string& comment : t.comments) {
     const std::size_t eq = comment.find('=');
@@ -240,5 +272,22 @@ ResultFile csv_read_result(const std::string& path) {
   }
   return r;
 }
+
+void write_sidecar(const std::string& tmp, const std::string& sidecar, const std::string& path,
+                   const std::map<std::string, AttrValue>& attributes) {
+  nlohmann::json a = nlohmann::json::object();
+  for (const auto& [key, v] : attributes) {
+    a[key] = v.is_string    ? nlohmann::json(v.text)
+             : v.is_integer ? nlohmann::json(v.integer)
+                            : nlohmann::json(v.number);
+  }
+  const nlohmann::json j = {{"file", std::filesystem::path(path).filename().string()},
+                            {"attributes", a}};
+  const std::string text = j.dump(2) + "\n";
+  write_text(tmp, sidecar, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
+}
+
+const FormatIo kCsvIo = {csv_read_points,  csv_read_targets, csv_read_result,
+                         csv_write_points, csv_write_result, csv_write_table};
 
 }  // namespace mlfma2d::io_detail

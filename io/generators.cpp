@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mlfma2d/io.hpp"
+#include "mlfma2d/text.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -47,12 +48,34 @@ class Rng {
 };
 
 // The names, in the order of Shape.
-const char* const kShapeNames[] = {"uniform", "disk",   "lshape",  "circle",
-                                   "ellipse", "strips", "clusters"};
-enum class Shape { kUniform, kDisk, kLShape, kCircle, kEllipse, kStrips, kClusters };
+const char* const kShapeNames[] = {
+    "uniform", "disk",     "lshape",       "circle",         "ellipse",
+    "strips",  "clusters", "graded-strip", "graded-polygon", "multiscale-clusters"};
+enum class Shape {
+  kUniform,
+  kDisk,
+  kLShape,
+  kCircle,
+  kEllipse,
+  kStrips,
+  kClusters,
+  kGradedStrip,
+  kGradedPolygon,
+  kMultiscaleClusters
+};
 
 constexpr int kClusters = 16;
 constexpr double kClusterSigma = 0.02;
+// Multiscale clusters: widths 1e-2 * kSigmaRatio^k, k = 0..15, from 1e-2 down to 1e-8 (six
+// decades); kSigmaRatio = 10^(-6/15), written out so every library gets the same double.
+constexpr double kWidestSigma = 1e-2;
+constexpr double kSigmaRatio = 0.39810717055349722;
+
+// The graded polygon: an L-shaped contour (a re-entrant corner among five convex ones), its
+// vertices in order; the perimeter is 3.2.
+constexpr double kPolygon[][2] = {{0.1, 0.1}, {0.9, 0.1}, {0.9, 0.5},
+                                  {0.5, 0.5}, {0.5, 0.9}, {0.1, 0.9}};
+constexpr int kPolygonEdges = 6;
 
 bool in_disk(double x, double y) {
   return (x - 0.5) * (x - 0.5) + (y - 0.5) * (y - 0.5) < 0.25;
@@ -87,10 +110,38 @@ void sample(Shape shape, std::size_t i, std::size_t n, const std::vector<double>
       *x = r.uniform();
       *y = i < (n + 1) / 2 ? r.uniform(0.40, 0.41) : r.uniform(0.59, 0.60);
       return;
-    case Shape::kClusters: {
+    case Shape::kClusters:
+    case Shape::kMultiscaleClusters: {
       const std::size_t k = r.bits() >> 60;  // one of 16 from the top 4 bits: no modulo bias
-      *x = std::clamp(centres[2 * k] + kClusterSigma * r.normal(), 0.0, 1.0);
-      *y = std::clamp(centres[2 * k + 1] + kClusterSigma * r.normal(), 0.0, 1.0);
+      double sigma = kClusterSigma;
+      if (shape == Shape::kMultiscaleClusters) {
+        sigma = kWidestSigma;
+        for (std::size_t j = 0; j < k; ++j) sigma *= kSigmaRatio;
+      }
+      *x = std::clamp(centres[2 * k] + sigma * r.normal(), 0.0, 1.0);
+      *y = std::clamp(centres[2 * k + 1] + sigma * r.normal(), 0.0, 1.0);
+      return;
+    }
+    case Shape::kGradedStrip:
+      // cos t for t uniform has the density 1 / (pi sqrt(1 - c^2)): the cosine spacing of
+      // boundary-element meshes, refined toward the strip's two edges.
+      r.direction(&c, &s);
+      *x = 0.5 + 0.45 * c;
+      *y = 0.5;
+      return;
+    case Shape::kGradedPolygon: {
+      // An edge with probability proportional to its length (lengths 0.8, 0.4, 0.4, 0.4, 0.4,
+      // 0.8 of 3.2), then the cosine spacing along it: refined toward every corner.
+      const double u = 3.2 * r.uniform();
+      static constexpr double kEnd[kPolygonEdges] = {0.8, 1.2, 1.6, 2.0, 2.4, 3.2};
+      int e = 0;
+      while (e < kPolygonEdges - 1 && u >= kEnd[e]) ++e;
+      r.direction(&c, &s);
+      const double t = 0.5 + 0.5 * c;
+      const double* a = kPolygon[e];
+      const double* b = kPolygon[(e + 1) % kPolygonEdges];
+      *x = a[0] + t * (b[0] - a[0]);
+      *y = a[1] + t * (b[1] - a[1]);
       return;
     }
   }
@@ -102,13 +153,16 @@ std::vector<std::string> point_set_shapes() {
   return {std::begin(kShapeNames), std::end(kShapeNames)};
 }
 
+std::size_t generate_points_bytes(std::size_t n) {
+  return 3 * sizeof(double) * n;  // x, y, q
+}
+
 PointSet generate_points(const std::string& shape_name, std::size_t n, std::uint64_t seed) {
   const auto names = point_set_shapes();
   const auto it = std::find(names.begin(), names.end(), shape_name);
   if (it == names.end()) {
-    std::string valid;
-    for (const auto& name : names) valid += (valid.empty() ? "" : ", ") + name;
-    throw InvalidInput("unknown point-set shape '" + shape_name + "': valid shapes are " + valid);
+    throw InvalidInput("unknown point-set shape '" + shape_name + "': valid shapes are " +
+                       join(names, ", "));
   }
   if (n < 1) throw InvalidInput("generate_points: n must be at least 1, got 0");
   const auto shape = static_cast<Shape>(it - names.begin());
@@ -117,7 +171,7 @@ PointSet generate_points(const std::string& shape_name, std::size_t n, std::uint
   // position and then its charge.
   Rng rng(seed);
   std::vector<double> centres;
-  if (shape == Shape::kClusters) {
+  if (shape == Shape::kClusters || shape == Shape::kMultiscaleClusters) {
     for (int k = 0; k < 2 * kClusters; ++k) centres.push_back(rng.uniform(0.1, 0.9));
   }
   PointSet p;

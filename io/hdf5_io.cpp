@@ -7,32 +7,13 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include "io/io_internal.hpp"
+#include "io/hdf5_internal.hpp"
 
 namespace mlfma2d::io_detail {
 namespace {
-
-// Owns one HDF5 identifier and closes it with the matching H5?close.
-class Hid {
- public:
-  Hid(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  Hid(Hid&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
-  Hid& operator=(Hid&&) = delete;
-  ~Hid() { close(); }
-  hid_t get() const { return id_; }
-  // Closes now and reports the result: closing a file is where HDF5 flushes it.
-  herr_t close() {
-    const herr_t rc = id_ >= 0 ? close_(id_) : 0;
-    id_ = -1;
-    return rc;
-  }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
 
 // HDF5's own description of the innermost error on the stack, e.g. "file signature not found".
 herr_t take_innermost(unsigned n, const H5E_error2_t* e, void* out) {
@@ -40,31 +21,24 @@ herr_t take_innermost(unsigned n, const H5E_error2_t* e, void* out) {
   return 0;
 }
 
-// The file being read or written; turns failed calls into IoError naming it.
-struct Ctx {
-  std::string path;
-  bool writing = false;
+}  // namespace
 
-  [[noreturn]] void fail(const std::string& why) const {
-    std::string detail;
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &detail);
-    H5Eclear2(H5E_DEFAULT);
-    const std::string what = detail.empty() ? why : why + " (HDF5: " + detail + ")";
-    throw IoError(writing ? cannot_write(path, what) : path + ": " + what);
-  }
-  Hid own(hid_t id, herr_t (*close)(hid_t), const std::string& what) const {
-    if (id < 0) fail(what);
-    return Hid(id, close);
-  }
-  void check(herr_t rc, const std::string& what) const {
-    if (rc < 0) fail(what);
-  }
-};
+void Ctx::fail(const std::string& why) const {
+  std::string detail;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &detail);
+  H5Eclear2(H5E_DEFAULT);
+  const std::string what = detail.empty() ? why : why + " (HDF5: " + detail + ")";
+  throw IoError(writing ? cannot_write(path, what) : path + ": " + what);
+}
+
+namespace {
 
 // The library prints its error stack to stderr by default; we report through exceptions instead.
 void silence() {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
+
+}  // namespace
 
 Hid open_file(const Ctx& c) {
   silence();
@@ -85,14 +59,41 @@ void finish_file(const Ctx& c, Hid* file) {
   c.check(file->close(), "cannot complete the file");
 }
 
+namespace {
+
+// Fails when `name` is a link into another file: it is not followed (the other file may be
+// missing, or any file on the machine), and is said for what it is.
+void refuse_external_link(const Ctx& c, hid_t file, const std::string& name) {
+  H5L_info_t info{};
+  if (H5Lget_info(file, name.c_str(), &info, H5P_DEFAULT) < 0 || info.type != H5L_TYPE_EXTERNAL) {
+    return;
+  }
+  std::vector<char> value(info.u.val_size + 1, '\0');
+  const char* target_file = nullptr;
+  const char* target = nullptr;
+  unsigned flags = 0;
+  std::string where;
+  if (H5Lget_val(file, name.c_str(), value.data(), info.u.val_size, H5P_DEFAULT) >= 0 &&
+      H5Lunpack_elink_val(value.data(), info.u.val_size, &flags, &target_file, &target) >= 0) {
+    where = std::string(" to ") + (target_file ? target_file : "?") + ":" + (target ? target : "?");
+  }
+  c.fail(name + " is an external link" + where + ", which is not followed");
+}
+
+}  // namespace
+
 // Whether `name` (absolute, e.g. /sources/x) exists. Each prefix is tested in turn because
 // H5Lexists fails, rather than answering false, when an intermediate group is missing.
-bool exists(hid_t file, const std::string& name) {
+bool exists(const Ctx& c, hid_t file, const std::string& name) {
   for (std::size_t slash = name.find('/', 1);; slash = name.find('/', slash + 1)) {
-    if (H5Lexists(file, name.substr(0, slash).c_str(), H5P_DEFAULT) <= 0) return false;
+    const std::string prefix = name.substr(0, slash);
+    if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+    refuse_external_link(c, file, prefix);
     if (slash == std::string::npos) return true;
   }
 }
+
+namespace {
 
 std::string class_name(H5T_class_t c) {
   switch (c) {
@@ -130,8 +131,8 @@ void check_storage(const Ctx& c, hid_t file, hid_t ds, const std::string& name, 
   c.check(H5Fget_filesize(file, &file_size), "cannot read the file size");
   const double need = double(n) * double(elem);  // exact enough for comparisons of sizes
   const hsize_t stored = H5Dget_storage_size(ds);
-  const std::string claims = name + " claims " + std::to_string(n) + " entries of " +
-                             std::to_string(elem) + " bytes";
+  const std::string claims =
+      name + " claims " + std::to_string(n) + " entries of " + std::to_string(elem) + " bytes";
   switch (layout) {
     case H5D_COMPACT:
       if (need != double(stored)) {
@@ -182,9 +183,11 @@ void check_storage(const Ctx& c, hid_t file, hid_t ds, const std::string& name, 
   }
 }
 
+}  // namespace
+
 // A 1-D numeric dataset as doubles (HDF5 converts integers and single precision).
 std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& name) {
-  if (!exists(file, name)) c.fail("dataset " + name + " not found");
+  if (!exists(c, file, name)) c.fail("dataset " + name + " not found");
   Hid ds = c.own(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, name + " is not a dataset");
   Hid type = c.own(H5Dget_type(ds.get()), H5Tclose, "cannot read the type of " + name);
   const H5T_class_t cls = H5Tget_class(type.get());
@@ -217,6 +220,8 @@ std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& nam
   return v;
 }
 
+namespace {
+
 enum class Check { kNone, kPoints };
 
 // Reads datasets that must have one common length; for point data, also at least one entry and
@@ -244,6 +249,8 @@ std::vector<std::vector<double>> read_vectors(const Ctx& c, hid_t file,
   return v;
 }
 
+}  // namespace
+
 // Link-creation properties that create missing parent groups (/sources, /field) on the way.
 Hid parents_created(const Ctx& c) {
   Hid lcpl = c.own(H5Pcreate(H5P_LINK_CREATE), H5Pclose, "cannot create property list");
@@ -251,18 +258,26 @@ Hid parents_created(const Ctx& c) {
   return lcpl;
 }
 
-void write_vector(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
-                  const std::vector<double>& v) {
-  const hsize_t n = v.size();
+// A 1-D dataset of n entries stored as `file_type`, written from `data` of `mem_type`.
+Hid write_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name, hid_t file_type,
+                  hid_t mem_type, hsize_t n, const void* data) {
   Hid space = c.own(H5Screate_simple(1, &n, nullptr), H5Sclose, "cannot create dataspace");
-  Hid ds = c.own(
-      H5Dcreate2(file, name.c_str(), H5T_IEEE_F64LE, space.get(), lcpl, H5P_DEFAULT, H5P_DEFAULT),
-      H5Dclose, "cannot create dataset " + name);
+  Hid ds =
+      c.own(H5Dcreate2(file, name.c_str(), file_type, space.get(), lcpl, H5P_DEFAULT, H5P_DEFAULT),
+            H5Dclose, "cannot create dataset " + name);
   if (n > 0) {
-    c.check(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()),
+    c.check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
             "cannot write dataset " + name);
   }
+  return ds;
 }
+
+void write_vector(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
+                  const std::vector<double>& v) {
+  write_dataset(c, file, lcpl, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.size(), v.data());
+}
+
+namespace {
 
 // A C string type of `size` bytes (or H5T_VARIABLE) in character set `cset`: a memory type must
 // match the stored one's set, as HDF5 does not convert between ASCII and UTF-8.
@@ -273,15 +288,20 @@ Hid string_type(const Ctx& c, size_t size, H5T_cset_t cset) {
   return t;
 }
 
-void write_attribute(const Ctx& c, hid_t root, const std::string& key, const AttrValue& value) {
+// A scalar attribute: a string (UTF-8, variable length), a 64-bit integer or a double.
+}  // namespace
+
+void write_attribute(const Ctx& c, hid_t on, const std::string& key, const AttrValue& value) {
   Hid space = c.own(H5Screate(H5S_SCALAR), H5Sclose, "cannot create dataspace");
   Hid type = value.is_string ? string_type(c, H5T_VARIABLE, H5T_CSET_UTF8)
-                             : c.own(H5Tcopy(H5T_IEEE_F64LE), H5Tclose, "cannot copy type");
-  Hid attr = c.own(H5Acreate2(root, key.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                             : c.own(H5Tcopy(value.is_integer ? H5T_STD_I64LE : H5T_IEEE_F64LE),
+                                     H5Tclose, "cannot copy type");
+  Hid attr = c.own(H5Acreate2(on, key.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
                    H5Aclose, "cannot create attribute '" + key + "'");
   const char* text = value.text.c_str();
-  const herr_t rc = value.is_string ? H5Awrite(attr.get(), type.get(), &text)
-                                    : H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value.number);
+  const herr_t rc = value.is_string    ? H5Awrite(attr.get(), type.get(), &text)
+                    : value.is_integer ? H5Awrite(attr.get(), H5T_NATIVE_INT64, &value.integer)
+                                       : H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value.number);
   c.check(rc, "cannot write attribute '" + key + "'");
 }
 
@@ -293,7 +313,13 @@ bool read_attribute(const Ctx& c, hid_t root, const std::string& key, AttrValue*
   if (H5Sget_simple_extent_npoints(space.get()) != 1) return false;
   Hid type = c.own(H5Aget_type(attr.get()), H5Tclose, what);
   const H5T_class_t cls = H5Tget_class(type.get());
-  if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
+  if (cls == H5T_INTEGER) {
+    std::int64_t v = 0;
+    c.check(H5Aread(attr.get(), H5T_NATIVE_INT64, &v), what);
+    *out = AttrValue::from_integer(v);
+    return true;
+  }
+  if (cls == H5T_FLOAT) {
     double v = 0;
     c.check(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &v), what);
     *out = AttrValue(v);
@@ -320,6 +346,8 @@ bool read_attribute(const Ctx& c, hid_t root, const std::string& key, AttrValue*
   return true;
 }
 
+namespace {
+
 herr_t collect_name(hid_t, const char* name, const H5A_info_t*, void* out) noexcept {
   try {
     static_cast<std::vector<std::string>*>(out)->emplace_back(name);
@@ -339,7 +367,7 @@ void read_xy(const Ctx& c, hid_t file, const std::string& group, std::vector<dou
 
 }  // namespace
 
-PointSet hdf5_read_points(const std::string& path) {
+static PointSet hdf5_read_points(const std::string& path) {
   const Ctx c{path};
   Hid file = open_file(c);
   auto v = read_vectors(c, file.get(), {"/sources/x", "/sources/y", "/sources/q"}, Check::kPoints);
@@ -347,17 +375,18 @@ PointSet hdf5_read_points(const std::string& path) {
   p.x = std::move(v[0]);
   p.y = std::move(v[1]);
   p.q = std::move(v[2]);
-  if (exists(file.get(), "/targets")) read_xy(c, file.get(), "/targets", &p.tx, &p.ty);
+  if (exists(c, file.get(), "/targets")) read_xy(c, file.get(), "/targets", &p.tx, &p.ty);
   return p;
 }
 
-void hdf5_read_targets(const std::string& path, std::vector<double>* tx, std::vector<double>* ty) {
+static void hdf5_read_targets(const std::string& path, std::vector<double>* tx,
+                              std::vector<double>* ty) {
   const Ctx c{path};
   Hid file = open_file(c);
-  read_xy(c, file.get(), exists(file.get(), "/targets") ? "/targets" : "/sources", tx, ty);
+  read_xy(c, file.get(), exists(c, file.get(), "/targets") ? "/targets" : "/sources", tx, ty);
 }
 
-void hdf5_write_points(const std::string& tmp, const std::string& path, const PointSet& p) {
+static void hdf5_write_points(const std::string& tmp, const std::string& path, const PointSet& p) {
   const Ctx c{path, true};
   Hid file = create_file(c, tmp);
   {
@@ -373,15 +402,31 @@ void hdf5_write_points(const std::string& tmp, const std::string& path, const Po
   finish_file(c, &file);
 }
 
-void hdf5_write_result(const std::string& tmp, const std::string& path, const ResultFile& r) {
+static void hdf5_write_result(const std::string& tmp, const std::string& path,
+                              const ResultFile& r) {
   const Ctx c{path, true};
   Hid file = create_file(c, tmp);
   {
     Hid lcpl = parents_created(c);
-    write_vector(c, file.get(), lcpl.get(), "/potential", r.potential);
-    if (!r.field_x.empty()) {
-      write_vector(c, file.get(), lcpl.get(), "/field/x", r.field_x);
-      write_vector(c, file.get(), lcpl.get(), "/field/y", r.field_y);
+    // Every dataset says what it holds, so that the file stands alone.
+    const std::string at =
+        r.tx.empty() ? "at the targets" : "at the targets /targets/x, /targets/y";
+    const std::vector<std::tuple<const char*, const std::vector<double>*, std::string>> sets = {
+        {"/targets/x", &r.tx, "x coordinate of each target, in the order of the values"},
+        {"/targets/y", &r.ty, "y coordinate of each target, in the order of the values"},
+        {"/potential", &r.potential,
+         "potential phi(x_i) = sum_j q_j log|x_i - y_j| " + at +
+             " (units-free, no 1/(2 pi) factor, pairs with x_i == y_j skipped)"},
+        {"/field/x", &r.field_x,
+         "x component of the field E = -grad phi = -sum_j q_j (x_i - y_j) / |x_i - y_j|^2 " + at},
+        {"/field/y", &r.field_y,
+         "y component of the field E = -grad phi = -sum_j q_j (x_i - y_j) / |x_i - y_j|^2 " + at},
+    };
+    for (const auto& [name, values, description] : sets) {
+      if (values->empty() && std::string(name) != "/potential") continue;
+      Hid ds = write_dataset(c, file.get(), lcpl.get(), name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                             values->size(), values->data());
+      write_attribute(c, ds.get(), "description", AttrValue(description));
     }
     Hid root = c.own(H5Gopen2(file.get(), "/", H5P_DEFAULT), H5Gclose, "cannot open root group");
     for (const auto& [key, value] : r.attributes) write_attribute(c, root.get(), key, value);
@@ -389,11 +434,38 @@ void hdf5_write_result(const std::string& tmp, const std::string& path, const Re
   finish_file(c, &file);
 }
 
-ResultFile hdf5_read_result(const std::string& path) {
+static void hdf5_write_table(const std::string& tmp, const std::string& path, const Table& table) {
+  const Ctx c{path, true};
+  Hid file = create_file(c, tmp);
+  {
+    const std::string where = "/" + table.group;
+    Hid group =
+        c.own(H5Gcreate2(file.get(), table.group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+              H5Gclose, "cannot create group " + where);
+    for (const auto& [name, text] : table.attributes) {
+      write_attribute(c, group.get(), name, AttrValue(text));
+    }
+    for (const TableColumn& column : table.columns) {
+      const std::string name = where + "/" + column.name;
+      std::vector<const char*> texts;
+      for (const std::string& t : column.texts) texts.push_back(t.c_str());
+      Hid text = string_type(c, H5T_VARIABLE, H5T_CSET_UTF8);
+      Hid ds = column.is_text
+                   ? write_dataset(c, file.get(), H5P_DEFAULT, name, text.get(), text.get(),
+                                   texts.size(), texts.data())
+                   : write_dataset(c, file.get(), H5P_DEFAULT, name, H5T_IEEE_F64LE,
+                                   H5T_NATIVE_DOUBLE, column.numbers.size(), column.numbers.data());
+      write_attribute(c, ds.get(), "unit", AttrValue(column.unit));
+    }
+  }
+  finish_file(c, &file);
+}
+
+static ResultFile hdf5_read_result(const std::string& path) {
   const Ctx c{path};
   Hid file = open_file(c);
   ResultFile r;
-  const bool field = exists(file.get(), "/field");
+  const bool field = exists(c, file.get(), "/field");
   auto v = read_vectors(c, file.get(),
                         field ? std::vector<std::string>{"/potential", "/field/x", "/field/y"}
                               : std::vector<std::string>{"/potential"},
@@ -402,6 +474,11 @@ ResultFile hdf5_read_result(const std::string& path) {
   if (field) {
     r.field_x = std::move(v[1]);
     r.field_y = std::move(v[2]);
+  }
+  if (exists(c, file.get(), "/targets")) {
+    auto t = read_vectors(c, file.get(), {"/targets/x", "/targets/y"}, Check::kNone);
+    r.tx = std::move(t[0]);
+    r.ty = std::move(t[1]);
   }
   Hid root = c.own(H5Gopen2(file.get(), "/", H5P_DEFAULT), H5Gclose, "cannot open root group");
   std::vector<std::string> keys;
@@ -413,5 +490,8 @@ ResultFile hdf5_read_result(const std::string& path) {
   }
   return r;
 }
+
+const FormatIo kHdf5Io = {hdf5_read_points,  hdf5_read_targets, hdf5_read_result,
+                          hdf5_write_points, hdf5_write_result, hdf5_write_table};
 
 }  // namespace mlfma2d::io_detail

@@ -4,6 +4,8 @@
 //
 // Readers take the path as given and name it in every message. Writers take the temporary file
 // to write (`tmp`) and the final path (`path`), which is the one their messages name.
+#include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,19 +13,22 @@
 
 namespace mlfma2d::io_detail {
 
-// HDF5 (hdf5_io.cpp).
-PointSet hdf5_read_points(const std::string& path);
-void hdf5_read_targets(const std::string& path, std::vector<double>* tx, std::vector<double>* ty);
-void hdf5_write_points(const std::string& tmp, const std::string& path, const PointSet& points);
-void hdf5_write_result(const std::string& tmp, const std::string& path, const ResultFile& result);
-ResultFile hdf5_read_result(const std::string& path);
+/// \brief One file format's readers and writers (hdf5_io.cpp, csv_io.cpp), chosen by
+/// format_of().
+struct FormatIo {
+  PointSet (*read_points)(const std::string& path);
+  void (*read_targets)(const std::string& path, std::vector<double>* tx, std::vector<double>* ty);
+  ResultFile (*read_result)(const std::string& path);
+  void (*write_points)(const std::string& tmp, const std::string& path, const PointSet& points);
+  void (*write_result)(const std::string& tmp, const std::string& path, const ResultFile& result);
+  void (*write_table)(const std::string& tmp, const std::string& path, const Table& table);
+};
+extern const FormatIo kHdf5Io;
+extern const FormatIo kCsvIo;
 
-// CSV (csv_io.cpp).
-PointSet csv_read_points(const std::string& path);
-void csv_read_targets(const std::string& path, std::vector<double>* tx, std::vector<double>* ty);
-void csv_write_points(const std::string& tmp, const std::string& path, const PointSet& points);
-void csv_write_result(const std::string& tmp, const std::string& path, const ResultFile& result);
-ResultFile csv_read_result(const std::string& path);
+/// The JSON sidecar of CSV result `path` (csv_io.cpp): {"file": NAME, "attributes": {...}}.
+void write_sidecar(const std::string& tmp, const std::string& sidecar, const std::string& path,
+                   const std::map<std::string, AttrValue>& attributes);
 
 // Shared helpers (points_io.cpp).
 
@@ -32,5 +37,14 @@ std::string cannot_write(const std::string& path, const std::string& why);
 
 /// Throws IoError(path + ": " + why).
 [[noreturn]] void fail(const std::string& path, const std::string& why);
+
+/// One clear message for a path that is missing, a folder, not a regular file or unreadable, so
+/// that the format back ends only have to judge the content (atomic.cpp).
+void require_readable(const std::string& path);
+
+/// Opens `tmp` for writing, runs `body`, and closes it, checking every step (a full disk shows up
+/// only as a failed write or close); errors name `path`.
+void write_text(const std::string& tmp, const std::string& path,
+                const std::function<void(std::FILE*)>& body);
 
 }  // namespace mlfma2d::io_detail

@@ -27,41 +27,8 @@ void fail(const std::string& path, const std::string& why) {
 namespace {
 using namespace io_detail;
 
-// One clear message for a path that is missing, a folder or unreadable, so that the format back
-// ends only have to judge the content.
-void require_readable(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (status.type() == std::filesystem::file_type::not_found) fail(path, "no such file");
-  if (status.type() == std::filesystem::file_type::directory) fail(path, "is a directory");
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) fail(path, std::string("cannot read: ") + std::strerror(errno));
-  std::fclose(f);
-}
-
-// Writes through `write(tmp)` into a temporary file next to `path`, then renames it onto `path`:
-// readers never see a partial file, and a failure leaves an existing `path` as it was.
-template <class Write>
-void write_atomically(const std::string& path, Write&& write) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  // Probe with stdio first: it reports the system's reason (missing folder, permission), which
-  // the HDF5 error stack does not carry.
-  if (std::FILE* f = std::fopen(tmp.c_str(), "wb")) {
-    std::fclose(f);
-  } else {
-    throw IoError(cannot_write(path, std::strerror(errno)));
-  }
-  try {
-    write(tmp);
-  } catch (...) {
-    std::remove(tmp.c_str());
-    throw;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw IoError(cannot_write(path, std::strerror(err)));
-  }
+const FormatIo& format_io(FileFormat format) {
+  return format == FileFormat::Hdf5 ? kHdf5Io : kCsvIo;
 }
 
 void require_sizes(const std::string& path, const std::string& what, std::size_t a, std::size_t b) {
@@ -83,19 +50,15 @@ FileFormat format_of(const std::string& path) {
 }
 
 PointSet read_points(const std::string& path) {
-  const FileFormat format = format_of(path);
+  const FormatIo& io = format_io(format_of(path));
   require_readable(path);
-  return format == FileFormat::Hdf5 ? hdf5_read_points(path) : csv_read_points(path);
+  return io.read_points(path);
 }
 
 void read_targets(const std::string& path, std::vector<double>* tx, std::vector<double>* ty) {
-  const FileFormat format = format_of(path);
+  const FormatIo& io = format_io(format_of(path));
   require_readable(path);
-  if (format == FileFormat::Hdf5) {
-    hdf5_read_targets(path, tx, ty);
-  } else {
-    csv_read_targets(path, tx, ty);
-  }
+  io.read_targets(path, tx, ty);
 }
 
 void write_points(const std::string& path, const PointSet& p) {
@@ -107,13 +70,8 @@ void write_points(const std::string& path, const PointSet& p) {
     // Dropping the targets silently would change what the file means.
     throw InvalidInput(cannot_write(path, "CSV holds only x,y,q; write separate targets to .h5"));
   }
-  write_atomically(path, [&](const std::string& tmp) {
-    if (format == FileFormat::Hdf5) {
-      hdf5_write_points(tmp, path, p);
-    } else {
-      csv_write_points(tmp, path, p);
-    }
-  });
+  write_atomically(path,
+                   [&](const std::string& tmp) { format_io(format).write_points(tmp, path, p); });
 }
 
 void write_result(const std::string& path, const ResultFile& r) {
@@ -123,23 +81,50 @@ void write_result(const std::string& path, const ResultFile& r) {
   if (!r.field_x.empty()) {
     require_sizes(path, "field and potential differ in length", r.field_x.size(), n);
   }
-  if (format == FileFormat::Csv) {
+  // CSV rows need the targets; HDF5 stores them when given.
+  if (format == FileFormat::Csv || !r.tx.empty() || !r.ty.empty()) {
     require_sizes(path, "target x and potential differ in length", r.tx.size(), n);
     require_sizes(path, "target y and potential differ in length", r.ty.size(), n);
   }
-  write_atomically(path, [&](const std::string& tmp) {
-    if (format == FileFormat::Hdf5) {
-      hdf5_write_result(tmp, path, r);
-    } else {
-      csv_write_result(tmp, path, r);
-    }
+  if (format == FileFormat::Hdf5) {
+    write_atomically(path, [&](const std::string& tmp) { kHdf5Io.write_result(tmp, path, r); });
+    return;
+  }
+  // CSV: the values, and the attributes in the sidecar, replaced together. Without attributes an
+  // old sidecar would describe another run: it goes.
+  const std::string sidecar = sidecar_path(path);
+  if (r.attributes.empty()) {
+    write_atomically(path, [&](const std::string& tmp) { kCsvIo.write_result(tmp, path, r); });
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(sidecar, ec)) std::filesystem::remove(sidecar, ec);
+    return;
+  }
+  write_atomically({path, sidecar}, [&](const std::vector<std::string>& tmps) {
+    kCsvIo.write_result(tmps[0], path, r);
+    write_sidecar(tmps[1], sidecar, path, r.attributes);
   });
 }
 
-ResultFile read_result(const std::string& path) {
+std::string sidecar_path(const std::string& csv_path) {
+  return csv_path + ".json";
+}
+
+void write_table(const std::string& path, const Table& table) {
   const FileFormat format = format_of(path);
+  for (const TableColumn& c : table.columns) {
+    const std::size_t rows = table.columns.front().is_text ? table.columns.front().texts.size()
+                                                           : table.columns.front().numbers.size();
+    require_sizes(path, "table column '" + c.name + "' has another length",
+                  c.is_text ? c.texts.size() : c.numbers.size(), rows);
+  }
+  write_atomically(
+      path, [&](const std::string& tmp) { format_io(format).write_table(tmp, path, table); });
+}
+
+ResultFile read_result(const std::string& path) {
+  const FormatIo& io = format_io(format_of(path));
   require_readable(path);
-  return format == FileFormat::Hdf5 ? hdf5_read_result(path) : csv_read_result(path);
+  return io.read_result(path);
 }
 
 }  // namespace mlfma2d

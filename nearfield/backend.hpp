@@ -1,75 +1,127 @@
 #pragma once
 // The near-field (P2P) back-end interface. A back end is set up once for a geometry and then
-// evaluates the E1 sums for any number of charge vectors, timing four phases apart:
+// evaluates the near-field sums for any number of charge vectors, timing four phases apart:
 //   collect  -- restructure data on the host
 //   transfer -- host to device
 //   kernel   -- the pair sums
 //   return   -- device to host and scatter into the caller's target order
 // A back end may leave a phase empty (the cpu back end has no transfer).
+//
+// The base class owns what every back end shares: the argument checks, the phase timings'
+// reset and the wall time (evaluate() is not virtual; it calls the back end's own run()).
+// Back ends are made by name from the one registry table (nearfield/registry.cpp).
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "solver/plan.hpp"
-#include "solver/tree.hpp"
+#include "tree/plan.hpp"
+#include "tree/tree.hpp"
 
 namespace mlfma2d {
 
-/// \brief The geometry a back end works on. All pointers outlive the back end.
+/// \brief The geometry a back end works on: plain arrays, nothing of the tree. All pointers
+/// outlive the back end. make_near_field_problem() fills it from a tree and plan.
 struct NearFieldProblem {
-  const Tree* tree = nullptr;
-  const Plan* plan = nullptr;
-  /// Caller-order coordinates (the papers' "targetPoints"/"sourcePoints"): n_sources and
-  /// n_targets entries. When tree->self, tx/ty equal x/y.
-  const double* x = nullptr;
-  const double* y = nullptr;
-  const double* tx = nullptr;
-  const double* ty = nullptr;
+  const NearField* near = nullptr;  ///< near leaves and their source ranges
+  std::size_t n_sources = 0, n_targets = 0;
+  /// Tree-ordered coordinates (the indices of NearField's ranges point into these).
+  const double *sx = nullptr, *sy = nullptr, *tx = nullptr, *ty = nullptr;
+  /// Tree order to caller order: tree-ordered source i is caller source src_index[i].
+  const std::int64_t *src_index = nullptr, *tgt_index = nullptr;
+  /// Caller-order coordinates (the papers' "sourcePoints"/"targetPoints", used by the layout of
+  /// paper Alg. 1). When targets are the sources, caller_tx/ty equal caller_sx/sy.
+  const double *caller_sx = nullptr, *caller_sy = nullptr;
+  const double *caller_tx = nullptr, *caller_ty = nullptr;
+  std::size_t t = 0;  ///< most sources or targets in one leaf (the paper's t)
   bool field = false;
-  int threads = 0;                 ///< host threads for collect/return; 0 = OpenMP default
-  std::size_t gpu_memory = 0;      ///< device-memory budget, bytes; 0 = what is free
-  std::size_t chunk_targets = 0;   ///< at most this many targets per chunk; 0 = automatic
+  int threads = 0;                ///< host threads for collect/return; 0 = OpenMP default
+  std::size_t gpu_memory = 0;     ///< device-memory budget, bytes; 0 = what is free
+  std::size_t chunk_targets = 0;  ///< at most this many targets per chunk; 0 = automatic
 };
+
+/// The problem of a tree and plan; (x, y) are the caller's sources, (tx, ty) the caller's
+/// targets (the sources again in self-evaluation).
+NearFieldProblem make_near_field_problem(const Tree& tree, const Plan& plan, const double* x,
+                                         const double* y, const double* tx, const double* ty);
 
 /// \brief Seconds per phase of one evaluation, plus what it used.
 struct NearFieldTimings {
   double collect = 0, transfer = 0, kernel = 0, ret = 0;
-  double total = 0;                 ///< wall time of evaluate()
-  std::size_t device_bytes = 0;     ///< peak device memory allocated
-  std::size_t chunks = 0;           ///< number of target chunks (GPU back ends)
+  double total = 0;              ///< wall time of evaluate()
+  std::size_t device_bytes = 0;  ///< peak device memory allocated
+  std::size_t chunks = 0;        ///< number of target chunks (GPU back ends)
 };
 
 /// \brief A near-field back end.
 class NearFieldBackend {
  public:
   virtual ~NearFieldBackend() = default;
-  virtual std::string name() const = 0;
+  /// The registry name.
+  const std::string& name() const { return name_; }
   /// True when evaluate() mostly waits on a device: the solver then runs it on its own host
-  /// thread, overlapped with the far field on the CPU.
-  virtual bool runs_on_device() const { return false; }
-  /// Called once per geometry, before any evaluate().
-  virtual void setup(const NearFieldProblem& problem) = 0;
+  /// thread, overlapped with the far field on the CPU (the registry's runs_on_device).
+  bool runs_on_device() const { return on_device_; }
+  /// Called once per geometry, before any evaluate(). Throws InvalidInput for an incomplete
+  /// problem, then whatever the back end's own set-up throws.
+  void setup(const NearFieldProblem& problem);
   /// Near-field sums for caller-order charges q (n_sources). Writes (overwrites) caller-order
-  /// potential (n_targets) and, when problem.field, fx and fy.
-  virtual void evaluate(const double* q, double* potential, double* fx, double* fy,
-                        NearFieldTimings* timings) = 0;
+  /// potential (n_targets) and, when problem.field, fx and fy. `timings` (may be null) is reset,
+  /// then filled.
+  void evaluate(const double* q, double* potential, double* fx, double* fy,
+                NearFieldTimings* timings);
+
+ protected:
+  const NearFieldProblem& problem() const { return problem_; }
+  /// "back end 'NAME': " -- the start of every message a back end throws.
+  std::string who() const { return "back end '" + name_ + "': "; }
+
+ private:
+  /// The back end's own set-up for problem() (already checked).
+  virtual void prepare() = 0;
+  /// The back end's own evaluation (arguments checked, at least one target); it fills the four
+  /// phases and device_bytes / chunks of `t`.
+  virtual void run(const double* q, double* potential, double* fx, double* fy,
+                   NearFieldTimings* t) = 0;
+
+  friend std::unique_ptr<NearFieldBackend> make_near_field_backend(const std::string& name);
+  std::string name_;
+  bool on_device_ = false;
+  bool ready_ = false;
+  NearFieldProblem problem_;
 };
+
+/// \brief One row of the registry (nearfield/registry.cpp): a back end's name, how to make it
+/// (null when not compiled in), what it needs, and how much "auto" prefers it.
+struct BackendRow {
+  const char* name;
+  std::unique_ptr<NearFieldBackend> (*make)();
+  bool runs_on_device;
+  bool needs_cuda;
+  int auto_preference;  ///< backend "auto" takes the available row with the highest; 0 = never
+  const char* summary;  ///< one line for --help
+};
+/// The registry table, in the order back ends are listed.
+const std::vector<BackendRow>& backend_rows();
+
+/// Whether back end `name` runs on a device (the registry's column; false for an unknown name).
+bool backend_runs_on_device(const std::string& name);
+/// The device a back end runs on ("NVIDIA H100 80GB HBM3 (sm_90)"), or "" for a CPU back end or
+/// when no device can be asked.
+std::string backend_device_name(const std::string& name);
+
+/// The back end "auto" means here: the available row with the highest auto_preference (the
+/// fastest GPU back end when a device is found, else cpu).
+std::string auto_backend();
+
+/// Starts the CUDA runtime (context, device flags) when `backend` runs on a device, so that its
+/// first-use cost overlaps other work (the tree); a no-op otherwise. Errors surface later, when
+/// the back end is made.
+void warm_up_device(const std::string& backend);
 
 /// Create a back end by name. Throws BackendUnavailable for an unknown name (listing the valid
 /// ones), for a CUDA back end in a build without CUDA ("... was not compiled with CUDA"), or
 /// when no CUDA device is found ("back end 'X' needs a CUDA device; none was found").
 std::unique_ptr<NearFieldBackend> make_near_field_backend(const std::string& name);
-
-// Constructors of the individual back ends (used by the factory).
-std::unique_ptr<NearFieldBackend> make_cpu_backend();
-#ifdef MLFMA2D_WITH_CUDA
-std::unique_ptr<NearFieldBackend> make_indexing_backend();
-std::unique_ptr<NearFieldBackend> make_repetition_backend();
-std::unique_ptr<NearFieldBackend> make_shared_backend();
-std::unique_ptr<NearFieldBackend> make_repetition_gpu_backend();
-/// Number of CUDA devices visible (0 if none or the driver is missing); `why` gets the reason.
-int cuda_device_count(std::string* why);
-#endif
 
 }  // namespace mlfma2d

@@ -1,29 +1,82 @@
-// Back ends by name. Every name is always listed; whether it can run here is a separate question
-// (compiled with CUDA? a device present?), answered with the reason.
+// The registry: one row per back end, from which the factory, the listing, the availability
+// check and --help read. Adding a back end is one folder under nearfield/ and one row here.
 #include <sstream>
 
 #include "mlfma2d/mlfma2d.hpp"
 #include "nearfield/backend.hpp"
+#include "nearfield/cuda/cuda_common.hpp"
+#include "tree/timer.hpp"
 
 namespace mlfma2d {
+
+// The factories, one per back-end folder.
+std::unique_ptr<NearFieldBackend> make_cpu_backend();
+#ifdef MLFMA2D_WITH_CUDA
+std::unique_ptr<NearFieldBackend> make_indexing_backend();
+std::unique_ptr<NearFieldBackend> make_repetition_backend();
+std::unique_ptr<NearFieldBackend> make_shared_backend();
+std::unique_ptr<NearFieldBackend> make_repetition_gpu_backend();
+#define MLFMA2D_CUDA_FACTORY(f) (f)
+#else
+#define MLFMA2D_CUDA_FACTORY(f) nullptr
+#endif
+
+const std::vector<BackendRow>& backend_rows() {
+  // clang-format off
+  static const std::vector<BackendRow> rows = {
+    {"cpu", make_cpu_backend, false, false, 1,
+     "CPU reference: a leaf's near sources gathered, 4 at a time with AVX2"},
+    {"indexing", MLFMA2D_CUDA_FACTORY(make_indexing_backend), true, true, 0,
+     "CUDA, paper Alg. 1-2: seven index arrays, one thread per leaf"},
+    {"repetition", MLFMA2D_CUDA_FACTORY(make_repetition_backend), true, true, 0,
+     "CUDA, paper Alg. 3-4: a padded record of replicated sources per target"},
+    {"shared", MLFMA2D_CUDA_FACTORY(make_shared_backend), true, true, 3,
+     "CUDA, geometry resident, leaf groups' sources staged in shared memory (fastest)"},
+    {"repetition-gpu", MLFMA2D_CUDA_FACTORY(make_repetition_gpu_backend), true, true, 2,
+     "CUDA, the papers' records built on the GPU from resident arrays"},
+  };
+  // clang-format on
+  return rows;
+}
+
 namespace {
 
-bool is_gpu(const std::string& name) {
-  return name == "indexing" || name == "repetition" || name == "shared" ||
-         name == "repetition-gpu";
+const BackendRow* find_row(const std::string& name) {
+  for (const BackendRow& r : backend_rows())
+    if (name == r.name) return &r;
+  return nullptr;
 }
 
 std::string valid_names() {
   std::ostringstream s;
-  const auto names = near_field_backends();
-  for (std::size_t i = 0; i < names.size(); ++i) s << (i ? ", " : "") << names[i];
+  const auto& rows = backend_rows();
+  for (std::size_t i = 0; i < rows.size(); ++i) s << (i ? ", " : "") << rows[i].name;
   return s.str();
+}
+
+// Whether a CUDA device is usable, asked once per process (the answer does not change, and the
+// driver's complaint should be said once).
+bool cuda_usable(std::string* why) {
+#ifdef MLFMA2D_WITH_CUDA
+  static const auto answer = [] {
+    std::string reason;
+    const bool ok = cuda_device_count(&reason) > 0;
+    return std::make_pair(ok, reason);
+  }();
+  if (why) *why = answer.second;
+  return answer.first;
+#else
+  if (why) why->clear();
+  return false;
+#endif
 }
 
 }  // namespace
 
 std::vector<std::string> near_field_backends() {
-  return {"cpu", "indexing", "repetition", "shared", "repetition-gpu"};
+  std::vector<std::string> names;
+  for (const BackendRow& r : backend_rows()) names.emplace_back(r.name);
+  return names;
 }
 
 bool near_field_backend_available(const std::string& name, std::string* why) {
@@ -31,30 +84,145 @@ bool near_field_backend_available(const std::string& name, std::string* why) {
     if (why) *why = reason;
     return false;
   };
-  if (name == "cpu") return true;
-  if (!is_gpu(name)) return no("unknown back end '" + name + "'; valid: " + valid_names());
+  const BackendRow* row = find_row(name);
+  if (!row) return no("unknown back end '" + name + "'; valid: " + valid_names());
+  if (!row->make)
+    return no(
+        "back end '" + name +
+        "' was not compiled with CUDA (configure with a CUDA compiler, MLFMA2D_WITH_CUDA=ON)");
+  if (row->needs_cuda) {
+    std::string reason;
+    if (!cuda_usable(&reason))
+      return no("back end '" + name + "' needs a CUDA device; none was found" +
+                (reason.empty() ? std::string() : " (" + reason + ")"));
+  }
+  if (why) why->clear();
+  return true;
+}
+
+std::vector<BackendInfo> near_field_backend_info() {
+  std::vector<BackendInfo> out;
+  for (const BackendRow& r : backend_rows()) {
+    BackendInfo b;
+    b.name = r.name;
+    b.summary = r.summary;
+    b.runs_on_device = r.runs_on_device;
+    b.available = near_field_backend_available(r.name, &b.why);
+    out.push_back(b);
+  }
+  return out;
+}
+
+bool backend_runs_on_device(const std::string& name) {
+  const BackendRow* row = find_row(name);
+  return row && row->runs_on_device;
+}
+
+std::string backend_device_name(const std::string& name) {
 #ifdef MLFMA2D_WITH_CUDA
-  std::string reason;
-  if (cuda_device_count(&reason) > 0) return true;
-  return no("back end '" + name + "' needs a CUDA device; none was found" +
-            (reason.empty() ? std::string() : " (" + reason + ")"));
+  const BackendRow* row = find_row(name);
+  if (!row || !row->needs_cuda || !row->make || !cuda_usable(nullptr)) return "";
+  try {
+    return cuda::device_name();
+  } catch (const Error&) {
+    return "";
+  }
 #else
-  return no("back end '" + name +
-            "' was not compiled with CUDA (configure with a CUDA compiler, MLFMA2D_WITH_CUDA=ON)");
+  (void)name;
+  return "";
+#endif
+}
+
+std::string auto_backend() {
+  const BackendRow* best = nullptr;
+  for (const BackendRow& r : backend_rows())
+    if (r.auto_preference > 0 && (!best || r.auto_preference > best->auto_preference) &&
+        near_field_backend_available(r.name))
+      best = &r;
+  return best ? best->name : "cpu";
+}
+
+void warm_up_device(const std::string& backend) {
+#ifdef MLFMA2D_WITH_CUDA
+  const BackendRow* row = find_row(backend);
+  if (!row || !row->needs_cuda || !row->make || !cuda_usable(nullptr)) return;
+  try {
+    cuda::start_runtime();
+  } catch (const Error&) {
+    // made again, and reported, when the back end is made
+  }
+#else
+  (void)backend;
 #endif
 }
 
 std::unique_ptr<NearFieldBackend> make_near_field_backend(const std::string& name) {
   std::string why;
   if (!near_field_backend_available(name, &why)) throw BackendUnavailable(why);
-  if (name == "cpu") return make_cpu_backend();
+  const BackendRow& row = *find_row(name);
 #ifdef MLFMA2D_WITH_CUDA
-  if (name == "indexing") return make_indexing_backend();
-  if (name == "repetition") return make_repetition_backend();
-  if (name == "shared") return make_shared_backend();
-  if (name == "repetition-gpu") return make_repetition_gpu_backend();
+  if (row.needs_cuda) cuda::start_runtime();  // blocking sync, before the context exists
 #endif
-  throw BackendUnavailable("unknown back end '" + name + "'; valid: " + valid_names());
+  std::unique_ptr<NearFieldBackend> b = row.make();
+  b->name_ = row.name;
+  b->on_device_ = row.runs_on_device;
+  return b;
+}
+
+// ---- The base class: checks and timing shared by every back end.
+
+NearFieldProblem make_near_field_problem(const Tree& tree, const Plan& plan, const double* x,
+                                         const double* y, const double* tx, const double* ty) {
+  NearFieldProblem p;
+  p.near = &plan.near;
+  p.n_sources = tree.n_sources();
+  p.n_targets = tree.n_targets();
+  p.sx = tree.sx.data();
+  p.sy = tree.sy.data();
+  p.tx = tree.tx.data();
+  p.ty = tree.ty.data();
+  p.src_index = tree.src_index.data();
+  p.tgt_index = tree.tgt_index.data();
+  p.caller_sx = x;
+  p.caller_sy = y;
+  p.caller_tx = tx;
+  p.caller_ty = ty;
+  p.t = tree.t;
+  return p;
+}
+
+void NearFieldBackend::setup(const NearFieldProblem& p) {
+  const std::string w = who();
+  if (!p.near) throw InvalidInput(w + "setup without near-field lists");
+  if (p.near->leaf_tgt.size() != p.near->leaves() + 1 || p.near->leaf_tgt.empty() ||
+      p.near->leaf_tgt.back() != std::int64_t(p.n_targets) || p.near->leaf_tgt.front() != 0)
+    throw InvalidInput(w + "the near leaves do not tile the " + std::to_string(p.n_targets) +
+                       " targets");
+  if (p.n_sources > 0 && (!p.sx || !p.sy || !p.src_index || !p.caller_sx || !p.caller_sy))
+    throw InvalidInput(w + "setup without source coordinates");
+  if (p.n_targets > 0 && (!p.tx || !p.ty || !p.tgt_index || !p.caller_tx || !p.caller_ty))
+    throw InvalidInput(w + "setup without target coordinates");
+  ready_ = false;
+  problem_ = p;
+  prepare();
+  ready_ = true;
+}
+
+void NearFieldBackend::evaluate(const double* q, double* potential, double* fx, double* fy,
+                                NearFieldTimings* timings) {
+  const std::string w = who();
+  if (!ready_) throw InvalidInput(w + "evaluate() before setup()");
+  const NearFieldProblem& p = problem_;
+  if (p.n_targets > 0 && !potential) throw InvalidInput(w + "no potential array");
+  if (p.n_sources > 0 && !q) throw InvalidInput(w + "no charges");
+  if (p.field && p.n_targets > 0 && (!fx || !fy))
+    throw InvalidInput(w + "field requested but fx or fy is null");
+  NearFieldTimings local;
+  NearFieldTimings& t = timings ? *timings : local;
+  t = NearFieldTimings{};
+  const double t0 = now_seconds();
+  if (p.n_targets > 0) run(q, potential, fx, fy, &t);
+  t.total = now_seconds() - t0;
 }
 
 }  // namespace mlfma2d

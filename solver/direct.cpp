@@ -6,6 +6,7 @@
 
 #include "mlfma2d/mlfma2d.hpp"
 #include "nearfield/pair.hpp"
+#include "solver/points.hpp"
 
 namespace mlfma2d {
 
@@ -28,19 +29,32 @@ void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
     fx->assign(m, 0.0);
     fy->assign(m, 0.0);
   }
+  // Coordinates scaled by 2^-k when their extent would overflow r^2 (as the Solver does,
+  // solver/points.hpp): log|x - y| = log S + log|u - v|, E = E_u / S.
+  const PreparedPoints pts = prepare_points(x, y, tx, ty, threads);
+  const auto& sx = pts.sx;
+  const auto& sy = pts.sy;
+  const auto& gx = pts.tx;
+  const auto& gy = pts.ty;
+  const double log_s = pts.log_scale(), inv_s = 1.0 / pts.scale();
   const std::size_t n = x.size();
-#pragma omp parallel for num_threads(threads > 0 ? threads : omp_get_max_threads()) schedule(dynamic, 16)
+#pragma omp parallel for num_threads(threads > 0 ? threads : omp_get_max_threads()) \
+    schedule(dynamic, 16)
   for (std::size_t k = 0; k < m; ++k) {
     const std::size_t i = all ? k : which[k];
-    double phi = 0, ex = 0, ey = 0;
-    if (field) {
-      for (std::size_t j = 0; j < n; ++j) log_pair_field(tx[i], ty[i], x[j], y[j], q[j], &phi, &ex, &ey);
-      (*fx)[k] = ex;
-      (*fy)[k] = ey;
-    } else {
-      for (std::size_t j = 0; j < n; ++j) log_pair(tx[i], ty[i], x[j], y[j], q[j], &phi);
+    double phi = 0, ex = 0, ey = 0, paired = 0;  // paired: the charge of the sources not skipped
+    for (std::size_t j = 0; j < n; ++j) {
+      if (field)
+        log_pair_field(gx[i], gy[i], sx[j], sy[j], q[j], &phi, &ex, &ey);
+      else
+        log_pair(gx[i], gy[i], sx[j], sy[j], q[j], &phi);
+      if (pts.scaled() && (gx[i] != sx[j] || gy[i] != sy[j])) paired += q[j];
     }
-    (*potential)[k] = phi;
+    (*potential)[k] = phi + log_s * paired;
+    if (field) {
+      (*fx)[k] = ex * inv_s;
+      (*fy)[k] = ey * inv_s;
+    }
   }
 }
 

@@ -10,9 +10,12 @@
 #include "farfield/expansions.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 #include "nearfield/backend.hpp"
-#include "solver/plan.hpp"
-#include "solver/timer.hpp"
-#include "solver/tree.hpp"
+#include "solver/cost_model.hpp"
+#include "solver/points.hpp"
+#include "tree/figures.hpp"
+#include "tree/plan.hpp"
+#include "tree/timer.hpp"
+#include "tree/tree.hpp"
 
 #ifndef MLFMA2D_VERSION
 #define MLFMA2D_VERSION "0.0.0"
@@ -20,7 +23,9 @@
 
 namespace mlfma2d {
 
-const char* version() { return MLFMA2D_VERSION; }
+const char* version() {
+  return MLFMA2D_VERSION;
+}
 
 namespace {
 // p(eps) = ceil(kTermsPerDigit * log10(1/eps)), calibrated in docs/accuracy.md: the error falls
@@ -36,14 +41,15 @@ int terms_for_eps(double eps) {
     m << "eps must be in (0, 1), got " << eps;
     throw InvalidInput(m.str());
   }
-  const int p = int(std::ceil(kTermsPerDigit * std::log10(1.0 / eps)));
-  return std::min(kMaxTerms, std::max(4, p));
+  // -log10(eps), not log10(1/eps): 1/eps overflows below 1e-308.
+  const double p = std::ceil(kTermsPerDigit * -std::log10(eps));
+  return p >= kMaxTerms ? kMaxTerms : std::max(4, int(p));
 }
 
 struct Solver::Impl {
   Options opt;
   int threads = 1;
-  std::vector<double> x, y, tx, ty;  // caller order, kept for the back end
+  PreparedPoints points;  // the caller's points as the tree sees them: kept for the back end
   Tree tree;
   Plan plan;
   std::unique_ptr<Operators> ops;
@@ -51,36 +57,84 @@ struct Solver::Impl {
   std::unique_ptr<NearFieldBackend> near;
   TreeStats stats;
   Timings timings;
+  AutoChoice choice;
   std::vector<std::string> warnings;
-  std::vector<double> q_tree, far_phi, far_ex, far_ey;  // tree order
+  std::vector<double> q_merged;
+  Array<double> q_tree, far_phi, far_ex, far_ey;  // tree order
 
-  Impl(const std::vector<double>& sx, const std::vector<double>& sy,
-       const std::vector<double>& gx, const std::vector<double>& gy, const Options& o)
-      : opt(o), x(sx), y(sy), tx(gx), ty(gy) {
+  Impl(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& tx,
+       const std::vector<double>& ty, const Options& o)
+      : opt(o) {
     validate_options();
     threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
     const int p = opt.terms > 0 ? opt.terms : terms_for_eps(opt.eps);
+    const TreeKind kind = parse_tree_kind(opt.tree);
 
+    // The back end ("auto": the fastest available here), its device started beside the tree.
+    choice.backend_chosen = opt.backend == "auto";
+    choice.backend = choice.backend_chosen ? auto_backend() : opt.backend;
+    std::future<void> device = std::async(std::launch::async, warm_up_device, choice.backend);
+
+    // The caller's points as the tree sees them, sorted once for every tree built on them.
+    TreePoints sorted;
+    timed(&timings.tree, [&] {
+      check_points(x, y, tx, ty);
+      points = prepare_points(x, y, tx, ty, threads);
+      sorted = sort_tree_points(points.source_points(), points.target_points(), threads);
+      // Coincident sources become one (they sit in shared cells); then sorted again, with every
+      // target kept.
+      if (merge_coincident_sources(sorted, x, y, &points))
+        sorted = sort_tree_points(points.source_points(), points.target_points(), threads);
+      if (points.scaled()) find_coincident_sources(x, y, tx, ty, &points);
+    });
+
+    // The leaf capacity: given (a level offset alone means the papers' CT 15), or chosen by
+    // the cost model.
     std::string warning;
-    timed(&timings.tree,
-          [&] { tree = build_tree(x, y, tx, ty, opt.ct, opt.level_offset, &warning, threads); });
+    choice.ct_chosen = opt.ct == kAutoCapacity && opt.level_offset == 0;
+    if (choice.ct_chosen) {
+      timed(&timings.choose, [&] {
+        CapacityChoice c = choose_capacity(sorted, kind, cost_model(p), p, opt.field,
+                                           plan_options(p), threads);
+        tree = std::move(c.tree);
+        plan = std::move(c.plan);
+        warning = c.warning;
+        choice.ct = c.ct;
+        choice.level_offset = c.level_offset;
+        choice.predicted_seconds = c.predicted.total;
+        choice.candidates = std::move(c.candidates);
+      });
+      choice.choose_seconds = timings.choose;
+    } else {
+      choice.ct = opt.ct == kAutoCapacity ? kPapersCapacity : opt.ct;
+      choice.level_offset = opt.level_offset;
+      timed(&timings.tree, [&] {
+        tree = grow_tree(sorted, choice.ct, opt.level_offset, kind, &warning, threads);
+      });
+      timed(&timings.plan, [&] { plan = build_plan(tree, threads, plan_options(p)); });
+    }
+    attach_points(&tree, std::move(sorted));
+    choice.reason = reason(kind);
     if (!warning.empty()) warnings.push_back(warning);
     if (all_at_one_point()) {
-      warnings.push_back("all " + std::to_string(tree.n_sources()) + " sources" +
-                         (tree.self ? "" : " and targets") +
+      warnings.push_back("all " + std::to_string(points.caller_sources) + " sources" +
+                         (points.self ? "" : " and targets") +
                          " are identical: every pair is skipped, the potential (and field) is 0");
     }
-    timed(&timings.plan, [&] { plan = build_plan(tree, threads); });
+    if (opt.terms == 0 && opt.eps < kAttainableError) {
+      std::ostringstream m;
+      m << "eps = " << opt.eps << " is below what double arithmetic attains (about "
+        << kAttainableError << "): the result is as accurate as p = " << p << " terms make it";
+      warnings.push_back(m.str());
+    }
     timed(&timings.setup, [&] {
+      device.get();
+      near = make_near_field_backend(choice.backend);
       ops = std::make_unique<Operators>(p);
-      near = make_near_field_backend(opt.backend);
-      NearFieldProblem problem;
-      problem.tree = &tree;
-      problem.plan = &plan;
-      problem.x = x.data();
-      problem.y = y.data();
-      problem.tx = tree.self ? x.data() : tx.data();
-      problem.ty = tree.self ? y.data() : ty.data();
+      const bool same = points.tx.empty();
+      NearFieldProblem problem = make_near_field_problem(
+          tree, plan, points.sx.data(), points.sy.data(),
+          same ? points.sx.data() : points.tx.data(), same ? points.sy.data() : points.ty.data());
       problem.field = opt.field;
       problem.threads = threads;
       problem.gpu_memory = opt.gpu_memory;
@@ -90,57 +144,115 @@ struct Solver::Impl {
     fill_stats(p);
   }
 
+  // The cost model's constants for this machine, back end, threads, p and field: from the cache,
+  // else measured now (and cached).
+  CostModel cost_model(int p) {
+    const CalibrationKey key = calibration_key(choice.backend, threads, p, opt.field);
+    const std::string cache = opt.calibration_cache == "none" ? std::string()
+                              : opt.calibration_cache.empty() ? default_calibration_cache()
+                                                               : opt.calibration_cache;
+    CostModel model;
+    std::string note;
+    if (!opt.recalibrate && load_cost_model(cache, key, &model, &note)) {
+      choice.calibration = "constants from " + cache;
+    } else {
+      if (!note.empty()) warnings.push_back(note);
+      timed(&choice.calibration_seconds, [&] { model = calibrate(key, opt); });
+      note.clear();
+      store_cost_model(cache, key, model, &note);
+      if (!note.empty()) warnings.push_back(note);
+      std::ostringstream m;
+      m.precision(3);
+      m << "constants measured now (" << 1e3 * choice.calibration_seconds << " ms)"
+        << (cache.empty() || !note.empty() ? "" : ", cached in " + cache);
+      choice.calibration = m.str();
+    }
+    return model;
+  }
+
+  // What was chosen automatically, in a sentence or two (empty when nothing was).
+  std::string reason(TreeKind kind) const {
+    std::ostringstream m;
+    m.precision(3);
+    if (choice.backend_chosen) {
+      m << "back end " << choice.backend
+        << (backend_runs_on_device(choice.backend) ? ": a GPU was found"
+                                                   : ": no GPU back end can run here");
+      if (choice.ct_chosen) m << "; ";
+    }
+    if (!choice.ct_chosen) return m.str();
+    if (kind == TreeKind::Adaptive)
+      m << "leaf capacity " << choice.ct;
+    else
+      m << "level offset " << (choice.level_offset >= 0 ? "+" : "") << choice.level_offset
+        << " (CT " << choice.ct << ")";
+    m << ": the least predicted time per evaluation, " << 1e3 * choice.predicted_seconds
+      << " ms, of " << choice.candidates.size() << " candidates; " << choice.calibration;
+    return m.str();
+  }
+
+  /// The relative error double arithmetic attains (measured at most 5e-15, docs/accuracy.md).
+  static constexpr double kAttainableError = 1e-14;
+
+  // W boxes and X leaves with at most p/2 points go to the near field: a pair (a log and a few
+  // flops) costs about what two terms of an M2P or P2L do. The same for every back end, so that
+  // back ends differ only in how they sum the same pairs.
+  static PlanOptions plan_options(int p) {
+    PlanOptions o;
+    o.p2p_below = std::max(1, p / 2);
+    return o;
+  }
+
   // Whether every source and target is the same point, so that every pair is skipped.
   bool all_at_one_point() const {
-    const double x0 = x[0], y0 = y[0];
-    auto same = [&](const std::vector<double>& px, const std::vector<double>& py) {
+    const double x0 = points.sx[0], y0 = points.sy[0];
+    auto same = [&](const Array<double>& px, const Array<double>& py) {
       for (std::size_t i = 0; i < px.size(); ++i) {
         if (px[i] != x0 || py[i] != y0) return false;
       }
       return true;
     };
-    return same(x, y) && same(tx, ty);
+    return same(points.sx, points.sy) && same(points.tx, points.ty);
   }
 
   void validate_options() const {
-    if (opt.ct < 1) throw InvalidInput("CT must be >= 1, got " + std::to_string(opt.ct));
+    if (opt.ct < 0)
+      throw InvalidInput("CT must be >= 1 (0 = chosen automatically), got " +
+                         std::to_string(opt.ct));
     if (opt.terms < 0 || opt.terms > kMaxTerms)
-      throw InvalidInput("terms must be in 1.." + std::to_string(kMaxTerms) + " (0 = from eps), got " +
-                         std::to_string(opt.terms));
+      throw InvalidInput("terms must be in 1.." + std::to_string(kMaxTerms) +
+                         " (0 = from eps), got " + std::to_string(opt.terms));
     if (opt.terms == 0) terms_for_eps(opt.eps);  // throws for eps outside (0, 1)
-    if (opt.threads < 0) throw InvalidInput("threads must be >= 1 (0 = default), got " +
-                                            std::to_string(opt.threads));
+    if (opt.threads < 0)
+      throw InvalidInput("threads must be >= 1 (0 = default), got " + std::to_string(opt.threads));
   }
 
   void fill_stats(int p) {
-    stats.n_sources = tree.n_sources();
-    stats.n_targets = tree.n_targets();
-    stats.self = tree.self;
-    stats.levels = tree.levels;
-    stats.levels_ct = tree.levels_ct;
-    stats.levels_capped = tree.capped;
-    stats.ct = tree.ct;
-    stats.t = tree.t;
-    stats.D = tree.mean_per_box;
-    stats.leaf_boxes = tree.leaves().size();
-    for (int l = 1; l <= tree.levels; ++l) stats.boxes += tree.level[l].size();
-    stats.near_pairs = plan.near_pairs;
-    stats.m2l_pairs = plan.m2l_pairs;
+    stats = tree_figures(tree, plan);
+    // The caller's points, not the tree's (merged sources; self kept when merging split it).
+    stats.n_sources = points.caller_sources;
+    stats.n_targets = points.caller_targets;
+    stats.self = points.self;
+    stats.merged_sources = points.caller_sources - points.sources();
+    stats.coordinate_scale = points.scale();
+    stats.accuracy_floor = opt.terms == 0 && opt.eps < kAttainableError ? kAttainableError : 0;
     stats.far_flops = far_field_flops(tree, plan, p, opt.field);
     stats.terms = p;
-    stats.box_size = tree.size;
   }
 
-  void evaluate(const double* q, double* phi, double* fx, double* fy) {
+  void evaluate(const double* caller_q, double* phi, double* fx, double* fy) {
     const std::size_t ns = tree.n_sources(), nt = tree.n_targets();
-    for (std::size_t j = 0; j < ns; ++j)
-      if (!std::isfinite(q[j]))
+    for (std::size_t j = 0; j < points.caller_sources; ++j)
+      if (!std::isfinite(caller_q[j]))
         throw InvalidInput("charge " + std::to_string(j) + " is not finite");
+    if (!phi) throw InvalidInput("no potential output given");
     if (opt.field && (!fx || !fy)) throw InvalidInput("field requested but no field output given");
     Timings& t = timings;
-    t.p2m = t.m2m = t.m2l = t.l2l = t.l2p = t.far = t.near = t.total = 0;
+    t.p2m = t.m2m = t.m2l = t.p2l = t.l2l = t.l2p = t.m2p = t.far = t.near = t.total = 0;
     t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
     const double t0 = now_seconds();
+    // The tree's charges: merged sources carry the sum of theirs.
+    const double* q = merged_charges(points, caller_q, &q_merged, threads);
 
     // Near field (P2P): the back end writes the caller-order outputs. A device back end runs on
     // its own host thread while the CPU computes the far field; the far field is added after.
@@ -154,53 +266,61 @@ struct Solver::Impl {
 
     // Far field, in tree order, added to the near field at the end.
     const int L = tree.levels;
-    if (L >= 3) {
-      timed(&t.far, [&] {
-        q_tree.resize(ns);
-        far_phi.assign(nt, 0.0);
-        if (opt.field) {
-          far_ex.assign(nt, 0.0);
-          far_ey.assign(nt, 0.0);
-        }
+    // Beside a device back end's host thread the far field leaves it a core: no oversubscription
+    // (and its threads wait on the device sleeping: blocking synchronisation).
+    const int threads = near->runs_on_device() ? std::max(1, this->threads - 1) : this->threads;
+    timed(&t.far, [&] {
+      q_tree.resize(ns);
+      far_phi.resize(nt);
+      parallel_fill(far_phi.data(), nt, 0.0, threads);
+      if (opt.field) {
+        far_ex.resize(nt);
+        far_ey.resize(nt);
+        parallel_fill(far_ex.data(), nt, 0.0, threads);
+        parallel_fill(far_ey.data(), nt, 0.0, threads);
+      }
+      double* ex = opt.field ? far_ex.data() : nullptr;
+      double* ey = opt.field ? far_ey.data() : nullptr;
 #pragma omp parallel for num_threads(threads) schedule(static)
-        for (std::size_t j = 0; j < ns; ++j) q_tree[j] = q[tree.src_index[j]];
-        exp.reset(tree, ops->p);
+      for (std::size_t j = 0; j < ns; ++j) q_tree[j] = q[tree.src_index[j]];
+      exp.reset(tree, ops->p, threads);
 
-        timed(&t.p2m, [&] { P2M(tree, *ops, q_tree.data(), &exp, threads); });
-        timed(&t.m2m, [&] {
-          for (int l = L - 1; l >= 3; --l) M2M(tree, *ops, l, &exp, threads);
-        });
-        timed(&t.m2l, [&] {
-          for (int l = 3; l <= L; ++l) M2L(tree, plan, *ops, l, &exp, threads);
-        });
-        timed(&t.l2l, [&] {
-          for (int l = 4; l <= L; ++l) L2L(tree, *ops, l, &exp, threads);
-        });
-        timed(&t.l2p, [&] {
-          L2P(tree, *ops, exp, far_phi.data(), opt.field ? far_ex.data() : nullptr,
-              opt.field ? far_ey.data() : nullptr, threads);
-        });
+      // Upward pass, the interaction lists (V by M2L, X by P2L), downward pass, W by M2P.
+      timed(&t.p2m, [&] { P2M(tree, *ops, q_tree.data(), &exp, threads); });
+      timed(&t.m2m, [&] {
+        for (int l = L - 1; l >= 3; --l) M2M(tree, *ops, l, &exp, threads);
       });
-    }
+      timed(&t.m2l, [&] {
+        for (int l = 3; l <= L; ++l) M2L(tree, plan, *ops, l, &exp, threads);
+      });
+      timed(&t.p2l, [&] {
+        for (int l = 3; l <= L; ++l) P2L(tree, plan, *ops, l, q_tree.data(), &exp, threads);
+      });
+      timed(&t.l2l, [&] {
+        for (int l = 4; l <= L; ++l) L2L(tree, *ops, l, &exp, threads);
+      });
+      timed(&t.l2p, [&] { L2P(tree, *ops, exp, far_phi.data(), ex, ey, threads); });
+      timed(&t.m2p, [&] { M2P(tree, plan, *ops, exp, far_phi.data(), ex, ey, threads); });
+    });
     if (pending.valid()) pending.get();  // rethrows the back end's error, if any
     t.near_collect = nt_times.collect;
     t.near_transfer = nt_times.transfer;
     t.near_kernel = nt_times.kernel;
     t.near_return = nt_times.ret;
     stats.device_memory = std::max(stats.device_memory, nt_times.device_bytes);
-    if (L >= 3) {
-      timed(&t.far, [&] {
+    timed(&t.far, [&] {
 #pragma omp parallel for num_threads(threads) schedule(static)
-        for (std::size_t i = 0; i < nt; ++i) {
-          const std::int64_t to = tree.tgt_index[i];
-          phi[to] += far_phi[i];
-          if (opt.field) {
-            fx[to] += far_ex[i];
-            fy[to] += far_ey[i];
-          }
+      for (std::size_t i = 0; i < nt; ++i) {
+        const std::int64_t to = tree.tgt_index[i];
+        phi[to] += far_phi[i];
+        if (opt.field) {
+          fx[to] += far_ex[i];
+          fy[to] += far_ey[i];
         }
-      });
-    }
+      }
+    });
+    // Back from scaled coordinates (only when the extent needed it): + log S per paired charge.
+    unscale(points, q, phi, opt.field ? fx : nullptr, opt.field ? fy : nullptr, threads);
     t.total = now_seconds() - t0;
   }
 };
@@ -219,29 +339,48 @@ Solver::~Solver() = default;
 Solver::Solver(Solver&&) noexcept = default;
 Solver& Solver::operator=(Solver&&) noexcept = default;
 
+Solver::Impl& Solver::impl() const {
+  if (!impl_) throw InvalidInput("this Solver was moved from: it holds no geometry");
+  return *impl_;
+}
+
 Result Solver::evaluate(const std::vector<double>& q) {
-  if (q.size() != impl_->tree.n_sources())
-    throw InvalidInput("expected " + std::to_string(impl_->tree.n_sources()) + " charges, got " +
+  Impl& s = impl();
+  if (q.size() != s.points.caller_sources)
+    throw InvalidInput("expected " + std::to_string(s.points.caller_sources) + " charges, got " +
                        std::to_string(q.size()));
   Result r;
-  const std::size_t nt = impl_->tree.n_targets();
+  const std::size_t nt = s.points.caller_targets;
   r.potential.resize(nt);
-  if (impl_->opt.field) {
+  if (s.opt.field) {
     r.field_x.resize(nt);
     r.field_y.resize(nt);
   }
-  impl_->evaluate(q.data(), r.potential.data(), impl_->opt.field ? r.field_x.data() : nullptr,
-                  impl_->opt.field ? r.field_y.data() : nullptr);
+  s.evaluate(q.data(), r.potential.data(), s.opt.field ? r.field_x.data() : nullptr,
+             s.opt.field ? r.field_y.data() : nullptr);
   return r;
 }
 
 void Solver::evaluate(const double* q, double* potential, double* fx, double* fy) {
-  impl_->evaluate(q, potential, fx, fy);
+  Impl& s = impl();
+  if (!q) throw InvalidInput("no charges given");
+  s.evaluate(q, potential, fx, fy);
 }
 
-const Options& Solver::options() const { return impl_->opt; }
-const TreeStats& Solver::stats() const { return impl_->stats; }
-const Timings& Solver::timings() const { return impl_->timings; }
-const std::vector<std::string>& Solver::warnings() const { return impl_->warnings; }
+const Options& Solver::options() const {
+  return impl().opt;
+}
+const TreeStats& Solver::stats() const {
+  return impl().stats;
+}
+const Timings& Solver::timings() const {
+  return impl().timings;
+}
+const std::vector<std::string>& Solver::warnings() const {
+  return impl().warnings;
+}
+const AutoChoice& Solver::auto_choice() const {
+  return impl().choice;
+}
 
 }  // namespace mlfma2d

@@ -1,5 +1,5 @@
-// Auto-selection (app/auto_select.hpp): the choice over candidate times, and the selection run
-// end to end on a small geometry (calibration and model) with the back ends available here.
+// Auto-selection by the papers' model (mlfma2d/tuning.hpp): the choice over candidate times, and
+// the selection run end to end on a small geometry with the back ends available here.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,13 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/auto_select.hpp"
-#include "app/model.hpp"
 #include "mlfma2d/errors.hpp"
+#include "mlfma2d/model.hpp"
+#include "mlfma2d/tuning.hpp"
 #include "tests/test_util.hpp"
 
 namespace fs = std::filesystem;
-using namespace mlfma2d::app;
+using namespace mlfma2d::tuning;
 
 namespace {
 
@@ -25,13 +25,33 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 Candidate candidate(const std::string& backend, int offset, double near, double total,
                     bool usable = true) {
-  Candidate c;
-  c.backend = backend;
-  c.level_offset = offset;
-  c.near_seconds = near;
-  c.total_seconds = total;
-  c.usable = usable;
-  return c;
+  return {backend, offset, 0, usable, "", near, kNaN, total};
+}
+
+// Chooses the back end by the model in `model`, on one thread.
+AutoSelection select(const mlfma2d::PointSet& p, const std::string& model,
+                     const std::vector<std::string>& backends = {}) {
+  mlfma2d::Options o;
+  o.threads = 1;
+  return auto_select(p, o, {true, model, backends});
+}
+
+// A coefficients file whose time models make 'cpu' cheap and 'indexing' dear.
+std::string model_file() {
+  nlohmann::json j;
+  j["format"] = "mlfma2d-model-1";
+  j["speedup_fitted"] = false;
+  j["time_models"]["cpu"] = {{"intercept_seconds", 1e-4},
+                             {"seconds_per_point", 0.0},
+                             {"seconds_per_pair", 1e-9},
+                             {"seconds_per_leaf_box", 0.0}};
+  j["time_models"]["indexing"] = {{"intercept_seconds", 1.0},
+                                  {"seconds_per_point", 0.0},
+                                  {"seconds_per_pair", 0.0},
+                                  {"seconds_per_leaf_box", 0.0}};
+  const std::string file = (fs::path(mlfma2d::testing::temp_dir()) / "auto_model.json").string();
+  std::ofstream(file) << j.dump();
+  return file;
 }
 
 }  // namespace
@@ -73,79 +93,36 @@ TEST(Auto, TiesPreferTheSmallerOffsetThenTheEarlierCandidate) {
   EXPECT_EQ(pick_fastest(d, Criterion::Near), 0);
 }
 
-TEST(Auto, CalibrationChoosesTheMeasuredFastest) {
-  const mlfma2d::PointSet p = mlfma2d::testing::make_points("uniform", 3000, 5);
-  mlfma2d::Options o;
-  o.threads = 1;
-  AutoRequest request;
-  request.backend_auto = true;
-  request.levels_auto = true;
-  const AutoSelection s = auto_select(p, o, request, nullptr);
-  ASSERT_TRUE(s.done);
-  EXPECT_EQ(s.method, "calibration");
-  EXPECT_EQ(s.calibration_points, 3000u);
-  // Every known back end at offsets -2..+2; the unavailable ones say why.
-  EXPECT_EQ(s.candidates.size(), 5 * mlfma2d::near_field_backends().size());
-  double best = INFINITY;
-  for (const Candidate& c : s.candidates) {
-    if (!c.usable) {
-      EXPECT_FALSE(c.note.empty());
-      continue;
-    }
-    EXPECT_GT(c.levels, 0);
-    EXPECT_NEAR(c.total_seconds, c.near_seconds + c.far_seconds, 1e-3);
-    best = std::min(best, c.total_seconds);
-  }
-  EXPECT_TRUE(mlfma2d::near_field_backend_available(s.backend));
-  EXPECT_GE(s.level_offset, -kAutoLevelRange);
-  EXPECT_LE(s.level_offset, kAutoLevelRange);
-  const int chosen = pick_fastest(s.candidates, Criterion::Total);
-  ASSERT_GE(chosen, 0);
-  EXPECT_EQ(s.candidates[chosen].total_seconds, best);
-  EXPECT_NE(s.reason.find("least total time"), std::string::npos) << s.reason;
-}
-
 TEST(Auto, ModelPredictsWithoutTimingTheNearField) {
-  // Two time models with known costs: 'cpu' cheap, 'indexing' dear (and not available here
-  // without a GPU); the choice must be cpu, from the predictions.
-  nlohmann::json j;
-  j["format"] = "mlfma2d-model-1";
-  j["speedup_fitted"] = false;
-  j["time_models"]["cpu"] = {{"intercept_seconds", 1e-4},
-                             {"seconds_per_point", 0.0},
-                             {"seconds_per_pair", 1e-9},
-                             {"seconds_per_leaf_box", 0.0}};
-  j["time_models"]["indexing"] = {{"intercept_seconds", 1.0},
-                                  {"seconds_per_point", 0.0},
-                                  {"seconds_per_pair", 0.0},
-                                  {"seconds_per_leaf_box", 0.0}};
-  const std::string file = (fs::path(mlfma2d::testing::temp_dir()) / "auto_model.json").string();
-  std::ofstream(file) << j.dump();
+  // 'cpu' cheap, 'indexing' dear (and not available here without a GPU): the choice must be cpu,
+  // from the predictions, on the papers' tree (CT 15 when CT is automatic).
   const mlfma2d::PointSet p = mlfma2d::testing::make_points("uniform", 2000, 5);
-  mlfma2d::Options o;
-  o.threads = 1;
-  AutoRequest request;
-  request.backend_auto = true;
-  request.model_path = file;
-  request.backends = {"indexing", "cpu"};
-  const AutoSelection s = auto_select(p, o, request, nullptr);
+  const std::string file = model_file();
+  const AutoSelection s = select(p, file, {"indexing", "cpu"});
   EXPECT_EQ(s.method, "model");
   EXPECT_EQ(s.backend, "cpu");
   ASSERT_EQ(s.candidates.size(), 2u);
   const Candidate& cpu = s.candidates[1];
   ASSERT_TRUE(cpu.usable) << cpu.note;
+  EXPECT_EQ(cpu.ct, mlfma2d::kPapersCapacity);
   EXPECT_GT(cpu.near_seconds, 1e-4);         // intercept + pairs * 1e-9
-  EXPECT_TRUE(std::isnan(cpu.far_seconds));  // not measured: the back end alone was chosen
+  EXPECT_TRUE(std::isnan(cpu.far_seconds));  // not predicted: the back end alone is chosen
   EXPECT_NE(s.reason.find("predicted"), std::string::npos) << s.reason;
+}
+
+TEST(Auto, WithoutACoefficientsFileIsAnError) {
+  const mlfma2d::PointSet p = mlfma2d::testing::make_points("uniform", 500, 5);
+  EXPECT_THROW(select(p, ""), mlfma2d::InvalidInput);
 }
 
 TEST(Auto, NoCandidateIsAnError) {
   const mlfma2d::PointSet p = mlfma2d::testing::make_points("uniform", 500, 5);
   AutoRequest request;
   request.backend_auto = true;
+  request.model_path = model_file();
   request.backends = {"indexing", "repetition"};
   bool gpu = mlfma2d::near_field_backend_available("indexing") ||
              mlfma2d::near_field_backend_available("repetition");
   if (gpu) GTEST_SKIP() << "a GPU back end is available here";
-  EXPECT_THROW(auto_select(p, mlfma2d::Options{}, request, nullptr), mlfma2d::BackendUnavailable);
+  EXPECT_THROW(auto_select(p, mlfma2d::Options{}, request), mlfma2d::BackendUnavailable);
 }

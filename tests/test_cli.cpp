@@ -1,8 +1,6 @@
 // End-to-end tests of the mlfma2d program: runs the built binary (MLFMA2D_APP) on files in a
 // temporary folder and checks outputs, reports, error messages and exit codes.
 #include <gtest/gtest.h>
-#include <hdf5.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,55 +15,22 @@
 
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
+#include "tests/h5_writer.hpp"
 #include "tests/test_util.hpp"
 
-#ifndef MLFMA2D_APP
-#error "test_cli needs MLFMA2D_APP (the program is built with MLFMA2D_BUILD_APP=ON)"
-#endif
-
 namespace fs = std::filesystem;
-using mlfma2d::testing::temp_dir;
+using namespace mlfma2d::testing;
 using nlohmann::json;
 
 namespace {
 
-struct AppRun {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string path(const std::string& name) {
-  return (fs::path(temp_dir()) / name).string();
-}
-
-// Runs the program with `args` (shell words) and `environment` assignments ("VAR=value ..."),
-// stdout and stderr captured in files.
-AppRun run_app(const std::string& args, const std::string& environment = "") {
-  static int counter = 0;
-  const std::string stem = path("run" + std::to_string(++counter));
-  const std::string command = environment + " '" + MLFMA2D_APP + "' " + args + " >'" + stem +
-                              ".out' 2>'" + stem + ".err' </dev/null";
-  const int status = std::system(command.c_str());
-  AppRun r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(stem + ".out");
-  r.err = slurp(stem + ".err");
-  return r;
-}
-
-std::string describe(const AppRun& r) {
-  return "exit " + std::to_string(r.code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+// The program refuses the input file with exit 3 and one error line naming `what`.
+void expect_bad_input(const std::string& file, const std::string& what) {
+  const AppRun r = run_app("--input '" + file + "'");
+  EXPECT_EQ(r.code, 3) << describe(r);
+  EXPECT_TRUE(contains(r.err, "mlfma2d: error: ")) << r.err;
+  EXPECT_TRUE(contains(r.err, what)) << r.err;
+  EXPECT_EQ(r.out, "");
 }
 
 json run_json(const std::string& args) {
@@ -77,7 +42,7 @@ json run_json(const std::string& args) {
 
 // A generated point set file, made once per name.
 std::string generated(const std::string& name, const std::string& shape, int n, int seed = 3) {
-  const std::string file = path(name);
+  const std::string file = temp_path(name);
   if (!fs::exists(file)) {
     const AppRun r =
         run_app("generate --shape " + shape + " --n " + std::to_string(n) + " --seed " +
@@ -95,32 +60,6 @@ double rel_l2(const std::vector<double>& value, const std::vector<double>& refer
     den += reference[i] * reference[i];
   }
   return std::sqrt(num / den);
-}
-
-void write_text(const std::string& file, const std::string& text) {
-  std::ofstream(file, std::ios::binary) << text;
-}
-
-// An HDF5 file with /sources/x, /sources/y of n points and /sources/q of nq values.
-void write_h5_sources(const std::string& file, hsize_t n, hsize_t nq) {
-  const hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  ASSERT_GE(f, 0);
-  const hid_t g = H5Gcreate2(f, "sources", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  auto put = [&](const char* name, hsize_t count) {
-    std::vector<double> data(count);
-    for (hsize_t i = 0; i < count; ++i) data[i] = 0.001 * static_cast<double>(i * 7 % 1000);
-    const hid_t space = H5Screate_simple(1, &count, nullptr);
-    const hid_t d =
-        H5Dcreate2(g, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data());
-    H5Dclose(d);
-    H5Sclose(space);
-  };
-  put("x", n);
-  put("y", n);
-  put("q", nq);
-  H5Gclose(g);
-  H5Fclose(f);
 }
 
 }  // namespace
@@ -156,7 +95,7 @@ TEST(Cli, HelpStatesConventionOptionsAndExitCodes) {
 
 TEST(Cli, Hdf5RoundTripMatchesDirectSum) {
   const std::string in = generated("plate2000.h5", "uniform", 2000);
-  const std::string out = path("plate2000_result.h5");
+  const std::string out = temp_path("plate2000_result.h5");
   const double eps = 1e-8;
   const AppRun r =
       run_app("--input '" + in + "' --output '" + out + "' --eps 1e-8 --field --quiet");
@@ -223,9 +162,13 @@ TEST(Cli, JsonReportHasKeysAndVerifiesWithinEps) {
   EXPECT_EQ(j["n_sources"], 2000);
   EXPECT_EQ(j["n_targets"], 2000);
   EXPECT_EQ(j["repeat"], 3);
-  EXPECT_EQ(j["backend"], "cpu");
-  EXPECT_EQ(j["ct"], 15);
-  EXPECT_EQ(j["level_offset"], 0);
+  // The defaults: back end and depth chosen (the GPU back end where a device is found).
+  ASSERT_TRUE(j.contains("auto"));
+  EXPECT_EQ(j["backend"], j["auto"]["backend"]);
+  if (!mlfma2d::near_field_backend_available("shared")) EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_EQ(j["ct"], j["auto"]["ct"]);
+  EXPECT_GE(j["ct"].get<int>(), 1);
+  EXPECT_EQ(j["auto"]["method"], "cost model");
   EXPECT_DOUBLE_EQ(j["eps"].get<double>(), 1e-6);
   EXPECT_TRUE(j["warnings"].is_array());
   const json& e = j["error"];
@@ -257,10 +200,10 @@ TEST(Cli, TermsOverrideEps) {
 
 TEST(Cli, CsvRoundTrip) {
   const std::string in = generated("circle1500.csv", "circle", 1500);
-  const std::string out = path("circle1500_result.csv");
+  const std::string out = temp_path("circle1500_result.csv");
   const AppRun r = run_app("--input '" + in + "' --output '" + out + "' --field --quiet");
   ASSERT_EQ(r.code, 0) << describe(r);
-  const std::string text = slurp(out);
+  const std::string text = read_file(out);
   EXPECT_TRUE(contains(text, "x,y,potential,field_x,field_y")) << text.substr(0, 2000);
   const mlfma2d::ResultFile result = mlfma2d::read_result(out);
   ASSERT_EQ(result.potential.size(), 1500u);
@@ -284,7 +227,10 @@ TEST(Cli, SeparateTargets) {
 
 TEST(Cli, LevelsOffsetChangesLevelsByOne) {
   const std::string in = generated("plate2000.h5", "uniform", 2000);
-  const json base = run_json("--input '" + in + "'");
+  // An explicit --levels is the papers' tree: CT 15.
+  const json base = run_json("--input '" + in + "' --levels 0");
+  EXPECT_EQ(base["ct"], 15);
+  EXPECT_EQ(base["auto"]["levels_auto"], false);
   const json up = run_json("--input '" + in + "' --levels +1");
   const json down = run_json("--input '" + in + "' --levels -1");
   const json plain = run_json("--input '" + in + "' --levels=1");
@@ -302,7 +248,7 @@ TEST(Cli, TextReport) {
   const std::string in = generated("plate2000.h5", "uniform", 2000);
   const AppRun r = run_app("--input '" + in + "' --verify --quiet");
   ASSERT_EQ(r.code, 0) << describe(r);
-  for (const char* part : {"2000 sources", "t = ", "D = ", "p = ", "cpu", "leaf boxes", "M2L",
+  for (const char* part : {"2000 sources", "t = ", "D = ", "p = ", "back end", "leaf boxes", "M2L",
                            "near kernel", "pairs/s", "rel L2"}) {
     EXPECT_TRUE(contains(r.out, part)) << part << "\n" << r.out;
   }
@@ -319,7 +265,7 @@ TEST(Cli, BundledDataSet) {
 
 TEST(Cli, BundledDataSetFoundThroughEnvironment) {
   // MLFMA2D_DATA_DIR (environment) is searched first, so a relocated program finds its data.
-  const std::string folder = path("data_dir");
+  const std::string folder = temp_path("data_dir");
   fs::create_directories(folder);
   fs::copy_file(generated("plate2000.h5", "uniform", 2000), folder + "/plate_n20000.h5",
                 fs::copy_options::overwrite_existing);
@@ -339,42 +285,33 @@ TEST(Cli, QuietStderrOnSuccessWhenNotATerminal) {
 }
 
 TEST(Cli, MissingInputFileIsExit3NamingIt) {
-  const std::string missing = path("no_such_file.h5");
-  const AppRun r = run_app("--input '" + missing + "'");
-  EXPECT_EQ(r.code, 3) << describe(r);
-  EXPECT_TRUE(contains(r.err, "mlfma2d: error: ")) << r.err;
-  EXPECT_TRUE(contains(r.err, "no_such_file.h5")) << r.err;
-  EXPECT_EQ(r.out, "");
+  expect_bad_input(temp_path("no_such_file.h5"), "no_such_file.h5");
 }
 
 TEST(Cli, Hdf5WithoutSourcesIsExit3) {
   // A result file has /potential but no /sources.
   mlfma2d::ResultFile result;
   result.potential = {1.0, 2.0, 3.0};
-  const std::string file = path("not_a_point_set.h5");
+  const std::string file = temp_path("not_a_point_set.h5");
   mlfma2d::write_result(file, result);
-  const AppRun r = run_app("--input '" + file + "'");
-  EXPECT_EQ(r.code, 3) << describe(r);
-  EXPECT_TRUE(contains(r.err, "mlfma2d: error: ")) << r.err;
-  EXPECT_TRUE(contains(r.err, "sources")) << r.err;
+  expect_bad_input(file, "sources");
 }
 
 TEST(Cli, Hdf5LengthMismatchIsExit3) {
-  const std::string file = path("mismatch.h5");
-  write_h5_sources(file, 10, 9);
-  const AppRun r = run_app("--input '" + file + "'");
-  EXPECT_EQ(r.code, 3) << describe(r);
-  EXPECT_TRUE(contains(r.err, "mlfma2d: error: ")) << r.err;
-  EXPECT_TRUE(contains(r.err, "mismatch.h5")) << r.err;
+  const std::string file = temp_path("mismatch.h5");
+  {
+    H5Writer w(file);
+    w.numbers("/sources/x", std::vector<double>(10, 0.25));
+    w.numbers("/sources/y", std::vector<double>(10, 0.5));
+    w.numbers("/sources/q", std::vector<double>(9, 1.0));
+  }
+  expect_bad_input(file, "mismatch.h5");
 }
 
 TEST(Cli, CsvMissingFieldIsExit3) {
-  const std::string file = path("short_row.csv");
-  write_text(file, "x,y,q\n0.1,0.2,1\n0.3,0.4\n0.5,0.6,1\n");
-  const AppRun r = run_app("--input '" + file + "'");
-  EXPECT_EQ(r.code, 3) << describe(r);
-  EXPECT_TRUE(contains(r.err, "mlfma2d: error: ")) << r.err;
-  EXPECT_TRUE(contains(r.err, "short_row.csv")) << r.err;
+  const std::string file = temp_path("short_row.csv");
+  write_file(file, "x,y,q\n0.1,0.2,1\n0.3,0.4\n0.5,0.6,1\n");
+  expect_bad_input(file, "short_row.csv");
 }
 
 TEST(Cli, BadOptionsAreExit2NamingTheOption) {
@@ -418,21 +355,22 @@ TEST(Cli, BadOptionsAreExit2NamingTheOption) {
   }
   const AppRun levels = run_app(base + "--levels x");
   EXPECT_TRUE(contains(levels.err, "--levels")) << levels.err;
-  const AppRun gen = run_app("generate --shape nosuch --n 10 --output '" + path("g.h5") + "'");
+  const AppRun gen = run_app("generate --shape nosuch --n 10 --output '" + temp_path("g.h5") + "'");
   EXPECT_EQ(gen.code, 2) << describe(gen);
   EXPECT_TRUE(contains(gen.err, "uniform")) << gen.err;
-  const AppRun gen_n = run_app("generate --shape uniform --n 0 --output '" + path("g.h5") + "'");
+  const AppRun gen_n =
+      run_app("generate --shape uniform --n 0 --output '" + temp_path("g.h5") + "'");
   EXPECT_EQ(gen_n.code, 2) << describe(gen_n);
-  EXPECT_FALSE(fs::exists(path("g.h5")));
+  EXPECT_FALSE(fs::exists(temp_path("g.h5")));
 }
 
 TEST(Cli, NoOutputWrittenOrChangedOnError) {
   const std::string in = generated("plate2000.h5", "uniform", 2000);
-  const std::string bad = path("short_row2.csv");
-  write_text(bad, "x,y,q\n0.1,0.2\n");
-  const std::string existing = path("existing.h5");
-  write_text(existing, "sentinel");
-  const std::string fresh = path("fresh.h5");
+  const std::string bad = temp_path("short_row2.csv");
+  write_file(bad, "x,y,q\n0.1,0.2\n");
+  const std::string existing = temp_path("existing.h5");
+  write_file(existing, "sentinel");
+  const std::string fresh = temp_path("fresh.h5");
 
   // Bad input data (exit 3), bad option (exit 2), output equal to input (exit 2).
   AppRun r = run_app("--input '" + bad + "' --output '" + existing + "'");
@@ -443,19 +381,19 @@ TEST(Cli, NoOutputWrittenOrChangedOnError) {
   EXPECT_EQ(r.code, 2) << describe(r);
   r = run_app("--input '" + in + "' --backend nosuch --output '" + fresh + "'");
   EXPECT_EQ(r.code, 2) << describe(r);
-  EXPECT_EQ(slurp(existing), "sentinel");
+  EXPECT_EQ(read_file(existing), "sentinel");
   EXPECT_FALSE(fs::exists(fresh));
 
-  const std::string input_copy = path("plate_copy.h5");
+  const std::string input_copy = temp_path("plate_copy.h5");
   fs::copy_file(in, input_copy, fs::copy_options::overwrite_existing);
-  const std::string before = slurp(input_copy);
+  const std::string before = read_file(input_copy);
   r = run_app("--input '" + input_copy + "' --output '" + input_copy + "'");
   EXPECT_EQ(r.code, 2) << describe(r);
   EXPECT_TRUE(contains(r.err, "--output")) << r.err;
-  EXPECT_EQ(slurp(input_copy), before);
+  EXPECT_EQ(read_file(input_copy), before);
 
   // An output folder that does not exist: exit 3 before any work.
-  r = run_app("--input '" + in + "' --output '" + path("no_such_folder/out.h5") + "'");
+  r = run_app("--input '" + in + "' --output '" + temp_path("no_such_folder/out.h5") + "'");
   EXPECT_EQ(r.code, 3) << describe(r);
   // No temporary files left beside the outputs.
   for (const auto& entry : fs::directory_iterator(temp_dir())) {
@@ -466,7 +404,7 @@ TEST(Cli, NoOutputWrittenOrChangedOnError) {
 }
 
 TEST(Cli, GenerateWritesRequestedPoints) {
-  const std::string file = path("gen_strips.csv");
+  const std::string file = temp_path("gen_strips.csv");
   const AppRun r = run_app("generate --shape strips --n 321 --seed 9 --output '" + file + "'");
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_TRUE(contains(r.out, file)) << r.out;

@@ -16,11 +16,12 @@
 #include "mlfma2d/errors.hpp"
 #include "mlfma2d/io.hpp"
 #include "nearfield/backend.hpp"
-#include "nearfield/cuda/collect.hpp"
-#include "nearfield/cuda/kernels.hpp"
-#include "solver/plan.hpp"
-#include "solver/tree.hpp"
+#include "nearfield/cuda/backend_util.hpp"
+#include "nearfield/indexing/indexing.hpp"
+#include "nearfield/repetition/repetition.hpp"
 #include "tests/near_field_geometry.hpp"
+#include "tree/plan.hpp"
+#include "tree/tree.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -31,9 +32,9 @@ using cuda::ChunkPlan;
 
 using testing::Geometry;
 
-void make_geometry(Geometry* g, const std::string& shape, std::size_t n, bool separate, int ct,
-                   int offset) {
-  testing::make_geometry(g, shape, n, separate, ct, offset, 11);
+bool make_geometry(Geometry* g, const std::string& shape, std::size_t n, bool separate, int ct,
+                   int offset, TreeKind kind = TreeKind::Uniform) {
+  return testing::try_geometry(g, shape, n, separate, ct, offset, 11, kind);
 }
 
 struct Sums {
@@ -43,7 +44,7 @@ struct Sums {
 Sums cpu_reference(const Geometry& g, bool field) {
   NearFieldProblem p = g.problem;
   p.field = field;
-  auto cpu = make_cpu_backend();
+  auto cpu = make_near_field_backend("cpu");
   cpu->setup(p);
   const std::size_t nt = g.tree.n_targets();
   Sums s{std::vector<double>(nt), std::vector<double>(field ? nt : 0),
@@ -71,18 +72,17 @@ constexpr std::size_t kNoCap = std::numeric_limits<std::size_t>::max();
 Sums walk_indexing(const Geometry& g, bool field, std::size_t max_targets,
                    std::size_t* n_chunks = nullptr) {
   const Tree& tree = g.tree;
-  const auto near = cuda::near_source_counts(tree, g.plan);
-  const ChunkPlan cp =
-      cuda::plan_chunks(tree, near, cuda::indexing_chunk_cost(), kNoCap, max_targets, "test");
+  const ChunkPlan cp = cuda::plan_chunks(g.plan.near, cuda::indexing_chunk_cost(), kNoCap,
+                                         max_targets, "back end 'test': ");
   if (n_chunks) *n_chunks = cp.chunks.size();
   const std::size_t nt = tree.n_targets(), ns = tree.n_sources();
   Sums s{std::vector<double>(nt, NAN), std::vector<double>(field ? nt : 0, NAN),
          std::vector<double>(field ? nt : 0, NAN)};
   cuda::IndexingArrays a;
-  a.tx = g.problem.tx;
-  a.ty = g.problem.ty;
-  a.sx = g.problem.x;
-  a.sy = g.problem.y;
+  a.tx = g.problem.caller_tx;
+  a.ty = g.problem.caller_ty;
+  a.sx = g.problem.caller_sx;
+  a.sy = g.problem.caller_sy;
   a.q = g.pts.q.data();
   const cuda::NearFieldOut out{s.phi.data(), field ? s.ex.data() : nullptr,
                                field ? s.ey.data() : nullptr};
@@ -98,8 +98,8 @@ Sums walk_indexing(const Geometry& g, bool field, std::size_t max_targets,
     auto* all_targets_index = reinterpret_cast<std::int64_t*>(base + l.all_targets_index);
     auto* all_neighbors = reinterpret_cast<std::int32_t*>(base + l.all_neighbors);
     auto* all_neighbors_index = reinterpret_cast<std::int64_t*>(base + l.all_neighbors_index);
-    cuda::collect_indexing_chunk(tree, g.plan, near, c, 0, all_targets, all_targets_index,
-                                 all_neighbors, all_neighbors_index);
+    cuda::collect_indexing_chunk(g.problem, c, all_targets, all_targets_index, all_neighbors,
+                                 all_neighbors_index);
     // Array 4 is tree.tgt_index box by box; 5 and 7 start at 0 and end at the array lengths.
     for (std::int64_t i = 0; i < c.targets(); ++i) {
       EXPECT_EQ(all_targets[i], tree.tgt_index[next_target++]);
@@ -135,31 +135,32 @@ Sums walk_indexing(const Geometry& g, bool field, std::size_t max_targets,
 Sums walk_repetition(const Geometry& g, bool field, std::size_t max_targets,
                      std::size_t* n_chunks = nullptr) {
   const Tree& tree = g.tree;
-  const Level& leaves = tree.leaves();
-  const std::int64_t stride = cuda::repetition_stride(tree);
-  EXPECT_EQ(stride, 3 + 27 * std::int64_t(tree.t));
-  const auto near = cuda::near_source_counts(tree, g.plan);
+  const NearField& nf = g.plan.near;
+  const std::int64_t stride = cuda::repetition_stride(g.problem);
+  EXPECT_EQ(stride, 3 + 3 * std::max(9 * std::int64_t(tree.t), nf.max_sources()));
+  const auto near = g.plan.near.sources;
   ChunkCost cost;
   cost.per_target = 8 * std::size_t(stride) + 8 * (field ? 3 : 1);
-  const ChunkPlan cp = cuda::plan_chunks(tree, near, cost, kNoCap, max_targets, "test");
+  const ChunkPlan cp =
+      cuda::plan_chunks(g.plan.near, cost, kNoCap, max_targets, "back end 'test': ");
   if (n_chunks) *n_chunks = cp.chunks.size();
   const std::size_t nt = tree.n_targets();
   std::vector<double> q_tree(tree.n_sources());
-  cuda::gather_tree_order(tree, g.pts.q.data(), q_tree.data(), 0);
+  cuda::gather_tree_order(g.problem, g.pts.q.data(), q_tree.data());
   Sums s{std::vector<double>(nt, NAN), std::vector<double>(field ? nt : 0, NAN),
          std::vector<double>(field ? nt : 0, NAN)};
   constexpr double kSentinel = -7.25;  // padding must keep it: collection writes 3 + 3n only
   for (const Chunk& c : cp.chunks) {
     std::vector<double> records(std::size_t(c.targets() * stride), kSentinel);
-    cuda::collect_repetition_chunk(tree, g.plan, c, q_tree.data(), stride, 0, records.data());
+    cuda::collect_repetition_chunk(g.problem, c, q_tree.data(), stride, records.data());
     for (std::int64_t b = c.leaf_begin; b < c.leaf_end; ++b) {
-      for (std::int64_t i = leaves.tgt_begin[b]; i < leaves.tgt_end[b]; ++i) {
+      for (std::int64_t i = nf.leaf_tgt[b]; i < nf.leaf_tgt[b + 1]; ++i) {
         const double* r = records.data() + (i - c.tgt_begin) * stride;
         EXPECT_EQ(r[0], tree.tx[i]);
         EXPECT_EQ(r[1], tree.ty[i]);
         const auto n = std::int64_t(r[2]);
         EXPECT_EQ(n, near[b]);  // every source of the leaf's E1
-        EXPECT_LE(n, 9 * std::int64_t(tree.t));
+        EXPECT_LE(3 + 3 * n, stride);
         for (std::int64_t k = 3 + 3 * n; k < stride; ++k) {
           if (r[k] != kSentinel) {
             ADD_FAILURE() << "record of tree target " << i << " written at padding offset " << k;
@@ -177,24 +178,22 @@ Sums walk_repetition(const Geometry& g, bool field, std::size_t max_targets,
         cuda::repetition_target<false>(records.data(), stride, i, out);
       }
     }
-    cuda::scatter_to_caller(tree, c, phi.data(), s.phi.data(), 0);
+    cuda::scatter_to_caller(g.problem, c, phi.data(), s.phi.data());
     if (field) {
-      cuda::scatter_to_caller(tree, c, ex.data(), s.ex.data(), 0);
-      cuda::scatter_to_caller(tree, c, ey.data(), s.ey.data(), 0);
+      cuda::scatter_to_caller(g.problem, c, ex.data(), s.ex.data());
+      cuda::scatter_to_caller(g.problem, c, ey.data(), s.ey.data());
     }
   }
   return s;
 }
 
-struct Case {
-  std::string shape;
-  bool separate;
-};
+using testing::SetCase;
+using Case = SetCase;
 
 class CollectTest : public ::testing::TestWithParam<Case> {};
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  return info.param.shape + (info.param.separate ? "_separate_targets" : "_self");
+  return testing::set_case_name(info.param);
 }
 
 /// Every CT and level offset of the brief, potential and field.
@@ -206,7 +205,7 @@ TEST_P(CollectTest, HostWalkIsEquivalentToReference) {
         SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset) + ", n " +
                      std::to_string(n));
         Geometry g;
-        make_geometry(&g, param.shape, n, param.separate, ct, offset);
+        if (!make_geometry(&g, param.shape, n, param.separate, ct, offset, param.kind)) continue;
         for (bool field : {false, true}) {
           SCOPED_TRACE(field ? "field" : "potential");
           const Sums ref = cpu_reference(g, field);
@@ -232,7 +231,7 @@ TEST_P(CollectTest, HostWalkIsEquivalentToReference) {
 TEST_P(CollectTest, ChunkedHostWalkIsEquivalentToReference) {
   const Case& param = GetParam();
   Geometry g;
-  make_geometry(&g, param.shape, 3000, param.separate, 15, 1);
+  ASSERT_TRUE(make_geometry(&g, param.shape, 3000, param.separate, 15, 1, param.kind));
   const Sums one_ind = walk_indexing(g, true, kNoCap);
   const Sums one_rep = walk_repetition(g, true, kNoCap);
   const Sums ref = cpu_reference(g, true);
@@ -254,17 +253,14 @@ TEST_P(CollectTest, ChunkedHostWalkIsEquivalentToReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, CollectTest,
-                         ::testing::Values(Case{"uniform", false}, Case{"circle", false},
-                                           Case{"clusters", false}, Case{"uniform", true},
-                                           Case{"circle", true}, Case{"clusters", true}),
+INSTANTIATE_TEST_SUITE_P(Shapes, CollectTest, ::testing::ValuesIn(testing::near_field_sets()),
                          case_name);
 
 /// The planner's chunks are consecutive runs of whole leaves that tile all leaves and targets,
 /// respect the target cap (unless one leaf alone exceeds it) and the byte budget.
-void check_cover(const Tree& tree, const std::vector<std::int64_t>& near, const ChunkPlan& cp,
-                 const ChunkCost& cost, std::size_t budget, std::size_t cap) {
-  const Level& leaves = tree.leaves();
+void check_cover(const Tree& tree, const NearField& nf, const ChunkPlan& cp, const ChunkCost& cost,
+                 std::size_t budget, std::size_t cap) {
+  const std::vector<std::int64_t>& near = nf.sources;
   std::int64_t leaf = 0, target = 0;
   std::vector<int> seen(tree.n_targets(), 0);
   std::int64_t mt = 0;
@@ -273,8 +269,8 @@ void check_cover(const Tree& tree, const std::vector<std::int64_t>& near, const 
     EXPECT_EQ(c.leaf_begin, leaf);
     EXPECT_GT(c.leaf_end, c.leaf_begin);
     EXPECT_EQ(c.tgt_begin, target);
-    EXPECT_EQ(c.tgt_begin, leaves.tgt_begin[c.leaf_begin]);
-    EXPECT_EQ(c.tgt_end, leaves.tgt_end[c.leaf_end - 1]);
+    EXPECT_EQ(c.tgt_begin, nf.leaf_tgt[c.leaf_begin]);
+    EXPECT_EQ(c.tgt_end, nf.leaf_tgt[c.leaf_end]);
     std::int64_t nb = 0;
     for (std::int64_t b = c.leaf_begin; b < c.leaf_end; ++b) nb += near[b];
     EXPECT_EQ(c.neighbors, nb);
@@ -286,7 +282,7 @@ void check_cover(const Tree& tree, const std::vector<std::int64_t>& near, const 
     leaf = c.leaf_end;
     target = c.tgt_end;
   }
-  EXPECT_EQ(leaf, std::int64_t(leaves.size()));
+  EXPECT_EQ(leaf, std::int64_t(nf.leaves()));
   EXPECT_EQ(target, std::int64_t(tree.n_targets()));
   EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int k) { return k == 1; }))
       << "a target is in no chunk or in two";
@@ -302,30 +298,31 @@ TEST(ChunkPlanner, CoversEveryTargetOnce) {
       SCOPED_TRACE(param.shape + ", ct " + std::to_string(ct));
       Geometry g;
       make_geometry(&g, param.shape, 5000, param.separate, ct, 0);
-      const Level& leaves = g.tree.leaves();
-      const auto near = cuda::near_source_counts(g.tree, g.plan);
+      const NearField& nf = g.plan.near;
+      const auto& near = nf.sources;
       ChunkCost cost = cuda::indexing_chunk_cost();
       cost.fixed = 1000;
       // By target cap, unlimited bytes.
       for (std::size_t cap :
            {std::size_t(1), std::size_t(3), std::size_t(50), std::size_t(1000), kNoCap}) {
         SCOPED_TRACE("cap " + std::to_string(cap));
-        const ChunkPlan cp = cuda::plan_chunks(g.tree, near, cost, kNoCap, cap, "test");
-        check_cover(g.tree, near, cp, cost, kNoCap, cap);
+        const ChunkPlan cp = cuda::plan_chunks(g.plan.near, cost, kNoCap, cap, "back end 'test': ");
+        check_cover(g.tree, g.plan.near, cp, cost, kNoCap, cap);
         if (cap == kNoCap) EXPECT_EQ(cp.chunks.size(), 1u);
       }
       // By byte budget: multiples of the largest single leaf's cost.
       std::size_t one_leaf = 0;  // the largest single-leaf chunk
-      for (std::size_t b = 0; b < leaves.size(); ++b) {
-        const Chunk c{std::int64_t(b), std::int64_t(b) + 1, leaves.tgt_begin[b], leaves.tgt_end[b],
+      for (std::size_t b = 0; b < nf.leaves(); ++b) {
+        const Chunk c{std::int64_t(b), std::int64_t(b) + 1, nf.leaf_tgt[b], nf.leaf_tgt[b + 1],
                       near[b]};
         one_leaf = std::max(one_leaf, cost.bytes(c));
       }
       for (std::size_t factor : {1, 2, 7, 40}) {
         SCOPED_TRACE("budget " + std::to_string(factor) + " leaves");
         const std::size_t budget = cost.fixed + factor * (one_leaf - cost.fixed);
-        const ChunkPlan cp = cuda::plan_chunks(g.tree, near, cost, budget, kNoCap, "test");
-        check_cover(g.tree, near, cp, cost, budget, kNoCap);
+        const ChunkPlan cp =
+            cuda::plan_chunks(g.plan.near, cost, budget, kNoCap, "back end 'test': ");
+        check_cover(g.tree, g.plan.near, cp, cost, budget, kNoCap);
         EXPECT_GT(cp.chunks.size(), 1u);
       }
     }
@@ -335,21 +332,19 @@ TEST(ChunkPlanner, CoversEveryTargetOnce) {
 TEST(ChunkPlanner, OnePointIsOneChunk) {
   Geometry g;
   make_geometry(&g, "uniform", 1, false, 1, 0);
-  const auto near = cuda::near_source_counts(g.tree, g.plan);
   const ChunkPlan cp =
-      cuda::plan_chunks(g.tree, near, cuda::indexing_chunk_cost(), kNoCap, 1, "test");
-  check_cover(g.tree, near, cp, cuda::indexing_chunk_cost(), kNoCap, 1);
+      cuda::plan_chunks(g.plan.near, cuda::indexing_chunk_cost(), kNoCap, 1, "back end 'test': ");
+  check_cover(g.tree, g.plan.near, cp, cuda::indexing_chunk_cost(), kNoCap, 1);
   EXPECT_EQ(cp.chunks.size(), 1u);
 }
 
 TEST(ChunkPlanner, TooSmallBudgetThrowsWithClearMessage) {
   Geometry g;
   make_geometry(&g, "uniform", 2000, false, 15, 0);
-  const auto near = cuda::near_source_counts(g.tree, g.plan);
   ChunkCost cost;
-  cost.per_target = 8 * std::size_t(cuda::repetition_stride(g.tree)) + 8;
+  cost.per_target = 8 * std::size_t(cuda::repetition_stride(g.problem)) + 8;
   try {
-    cuda::plan_chunks(g.tree, near, cost, 1000, kNoCap, "repetition");
+    cuda::plan_chunks(g.plan.near, cost, 1000, kNoCap, "back end 'repetition': ");
     FAIL() << "no exception for a 1000-byte budget";
   } catch (const RuntimeFailure& e) {
     const std::string m = e.what();
@@ -359,7 +354,7 @@ TEST(ChunkPlanner, TooSmallBudgetThrowsWithClearMessage) {
   }
   cost.fixed = 5u << 20;
   try {
-    cuda::plan_chunks(g.tree, near, cost, 1u << 20, kNoCap, "indexing");
+    cuda::plan_chunks(g.plan.near, cost, 1u << 20, kNoCap, "back end 'indexing': ");
     FAIL() << "no exception for resident arrays over budget";
   } catch (const RuntimeFailure& e) {
     const std::string m = e.what();
@@ -373,12 +368,27 @@ TEST(ChunkPlanner, TooSmallBudgetThrowsWithClearMessage) {
 TEST(RepetitionRecords, StrideIsThreePlus27T) {
   for (int offset : {-2, 0, 3}) {
     Geometry g;
-    make_geometry(&g, "clusters", 2000, false, 15, offset);
-    EXPECT_EQ(cuda::repetition_stride(g.tree), 3 + 27 * std::int64_t(g.tree.t));
-    const auto near = cuda::near_source_counts(g.tree, g.plan);
+    ASSERT_TRUE(make_geometry(&g, "clusters", 2000, false, 15, offset));
+    EXPECT_EQ(cuda::repetition_stride(g.problem), 3 + 27 * std::int64_t(g.tree.t));
+    const auto& near = g.plan.near.sources;
     const std::int64_t most = *std::max_element(near.begin(), near.end());
-    EXPECT_LE(3 + 3 * most, cuda::repetition_stride(g.tree)) << "a record would overflow";
+    EXPECT_LE(3 + 3 * most, cuda::repetition_stride(g.problem)) << "a record would overflow";
   }
+}
+
+/// On an adaptive tree a near list can hold more than 9t sources (finer neighbours, W boxes and
+/// X leaves done as P2P): the stride then follows the longest list.
+TEST(RepetitionRecords, StrideFitsTheLongestAdaptiveNearList) {
+  bool longer = false;
+  for (const std::string shape : {"graded-polygon", "clusters"}) {
+    Geometry g;
+    ASSERT_TRUE(make_geometry(&g, shape, 3000, false, 2, 0, TreeKind::Adaptive));
+    const std::int64_t most = g.plan.near.max_sources();
+    const std::int64_t stride = cuda::repetition_stride(g.problem);
+    EXPECT_EQ(stride, 3 + 3 * std::max(9 * std::int64_t(g.tree.t), most));
+    longer = longer || most > 9 * std::int64_t(g.tree.t);
+  }
+  EXPECT_TRUE(longer) << "a list longer than 9t was met";
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 // Back ends that cannot run here (no GPU) are skipped by the program; cpu always runs.
 #include <gtest/gtest.h>
 #include <hdf5.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,62 +15,26 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/model.hpp"
 #include "mlfma2d/mlfma2d.hpp"
+#include "mlfma2d/model.hpp"
 #include "tests/test_util.hpp"
 
-#ifndef MLFMA2D_APP
-#error "test_compare needs MLFMA2D_APP (the program is built with MLFMA2D_BUILD_APP=ON)"
-#endif
-
 namespace fs = std::filesystem;
-using mlfma2d::testing::temp_dir;
+using namespace mlfma2d::testing;
 using nlohmann::json;
 
 namespace {
 
-struct AppRun {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string path(const std::string& name) {
-  return (fs::path(temp_dir()) / name).string();
-}
-
-AppRun run_app(const std::string& args) {
-  static int counter = 0;
-  const std::string stem = path("cmp_run" + std::to_string(++counter));
-  const std::string command = std::string("OMP_NUM_THREADS=2 '") + MLFMA2D_APP + "' " + args +
-                              " >'" + stem + ".out' 2>'" + stem + ".err' </dev/null";
-  const int status = std::system(command.c_str());
-  AppRun r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(stem + ".out");
-  r.err = slurp(stem + ".err");
-  return r;
-}
-
-std::string describe(const AppRun& r) {
-  return "exit " + std::to_string(r.code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+// Every run with two OpenMP threads.
+AppRun run(const std::string& args) {
+  return run_app(args, "OMP_NUM_THREADS=2");
 }
 
 std::string points_file() {
-  const std::string file = path("cmp_plate3000.h5");
+  const std::string file = temp_path("cmp_plate3000.h5");
   if (!fs::exists(file)) {
     const AppRun r =
-        run_app("generate --shape uniform --n 3000 --seed 4 --output '" + file + "' --quiet");
+        run("generate --shape uniform --n 3000 --seed 4 --output '" + file + "' --quiet");
     EXPECT_EQ(r.code, 0) << describe(r);
   }
   return file;
@@ -108,7 +71,7 @@ bool has(const std::vector<std::string>& v, const std::string& x) {
 }  // namespace
 
 TEST(Compare, TextTableHasACpuRowAndSkipsWhatCannotRun) {
-  const AppRun r = run_app("compare --input '" + points_file() + "' --repeat 2");
+  const AppRun r = run("compare --input '" + points_file() + "' --repeat 2");
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_TRUE(contains(r.out, "times (ms)")) << r.out;
   EXPECT_TRUE(contains(r.out, "\ncpu ")) << r.out;
@@ -118,17 +81,32 @@ TEST(Compare, TextTableHasACpuRowAndSkipsWhatCannotRun) {
         "L2 vs cpu", "near/cpu", "near/idx", "device mem", "pairs/s"}) {
     EXPECT_TRUE(contains(r.out, column)) << column << "\n" << r.out;
   }
+  // Back ends that cannot run for the same reason share one line (the reason said once).
+  auto lines_with = [](const std::string& text, const std::string& head) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind(head, 0) == 0) lines.push_back(line + ",");
+    return lines;
+  };
+  const auto err_lines = lines_with(r.err, "compare: skipping ");
+  const auto out_lines = lines_with(r.out, "skipped         ");
+  std::size_t unavailable = 0;
   for (const std::string& b : mlfma2d::near_field_backends()) {
-    std::string why;
-    if (mlfma2d::near_field_backend_available(b, &why)) continue;
-    EXPECT_TRUE(contains(r.err, "compare: skipping " + b + ": ")) << r.err;
-    EXPECT_TRUE(contains(r.out, "skipped         " + b)) << r.out;
+    if (mlfma2d::near_field_backend_available(b)) continue;
+    ++unavailable;
+    auto names = [&](const std::string& line) {
+      return contains(line, " " + b + ",") || contains(line, " " + b + ":");
+    };
+    EXPECT_EQ(std::count_if(err_lines.begin(), err_lines.end(), names), 1) << b << "\n" << r.err;
+    EXPECT_EQ(std::count_if(out_lines.begin(), out_lines.end(), names), 1) << b << "\n" << r.out;
   }
+  EXPECT_LE(err_lines.size(), unavailable);
+  EXPECT_EQ(err_lines.size(), out_lines.size());
 }
 
 TEST(Compare, JsonHasTheDocumentedKeys) {
-  const AppRun r =
-      run_app("compare --input '" + points_file() + "' --repeat 3 --report json --quiet");
+  const AppRun r = run("compare --input '" + points_file() + "' --repeat 3 --report json --quiet");
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_EQ(r.err, "");
   const json j = json::parse(r.out);
@@ -161,9 +139,9 @@ TEST(Compare, JsonHasTheDocumentedKeys) {
 }
 
 TEST(Compare, WritesCsvAndHdf5Tables) {
-  const std::string csv = path("cmp_table.csv");
-  const std::string h5 = path("cmp_table.h5");
-  AppRun r = run_app("compare --input '" + points_file() + "' --quiet --output '" + csv + "'");
+  const std::string csv = temp_path("cmp_table.csv");
+  const std::string h5 = temp_path("cmp_table.h5");
+  AppRun r = run("compare --input '" + points_file() + "' --quiet --output '" + csv + "'");
   ASSERT_EQ(r.code, 0) << describe(r);
   const auto header = csv_header(csv);
   for (const char* column :
@@ -173,9 +151,9 @@ TEST(Compare, WritesCsvAndHdf5Tables) {
     EXPECT_TRUE(has(header, column)) << column;
   }
   EXPECT_GE(csv_rows(csv), 1u);
-  EXPECT_TRUE(contains(slurp(csv), "\ncpu,")) << slurp(csv);
+  EXPECT_TRUE(contains(read_file(csv), "\ncpu,")) << read_file(csv);
 
-  r = run_app("compare --input '" + points_file() + "' --quiet --output '" + h5 + "'");
+  r = run("compare --input '" + points_file() + "' --quiet --output '" + h5 + "'");
   ASSERT_EQ(r.code, 0) << describe(r);
   const hid_t f = H5Fopen(h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(f, 0);
@@ -206,22 +184,23 @@ TEST(Compare, BadUsageIsExit2) {
   const std::string in = " --input '" + points_file() + "'";
   for (const std::string& args :
        {"compare --backends nosuch" + in, "compare --backend cpu" + in,
-        "compare --output table.txt" + in, "compare --backends ,cpu" + in, "--model m.json" + in,
+        "compare --output table.txt" + in, "compare --backends ,cpu" + in, "--model m.json --backend cpu" + in,
+        "compare --model m.json" + in, "--ct auto --levels +1" + in, "--levels auto --ct 15" + in,
         "--backend fast" + in, "--levels automatic" + in, std::string("sweep"),
         std::string("sweep nosuch"), std::string("sweep kernel --repeat 0"),
         std::string("sweep levels --grid-levels 1"), std::string("sweep collection extra"),
         std::string("model"), std::string("model fit"), std::string("model predict x.csv")}) {
-    const AppRun r = run_app(args);
+    const AppRun r = run(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << describe(r);
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
   }
-  const AppRun missing = run_app("model fit '" + path("no_such.csv") + "'");
+  const AppRun missing = run("model fit '" + temp_path("no_such.csv") + "'");
   EXPECT_EQ(missing.code, 3) << describe(missing);
   EXPECT_TRUE(contains(missing.err, "no_such.csv")) << missing.err;
 }
 
 TEST(Sweep, QuickSweepsWriteTheDocumentedCsvAndModelFitRuns) {
-  const std::string dir = path("sweeps");
+  const std::string dir = temp_path("sweeps");
   struct Case {
     std::string name, extra;
     std::size_t configs;
@@ -231,20 +210,20 @@ TEST(Sweep, QuickSweepsWriteTheDocumentedCsvAndModelFitRuns) {
                                    {"levels", "--grid-levels 4,5 --offsets -1,0,1", 6}};
   std::string csvs;
   for (const Case& c : cases) {
-    const AppRun r = run_app("sweep " + c.name + " --quick " + c.extra + " --output-dir '" + dir +
-                             "' --no-plots");
+    const AppRun r =
+        run("sweep " + c.name + " --quick " + c.extra + " --output-dir '" + dir + "' --no-plots");
     ASSERT_EQ(r.code, 0) << describe(r);
     EXPECT_TRUE(contains(r.out, "sweep " + c.name + " (quick)")) << r.out;
     const std::string csv = dir + "/" + c.name + ".csv";
     ASSERT_TRUE(fs::exists(csv)) << csv;
     EXPECT_FALSE(fs::exists(csv + ".partial"));
-    EXPECT_EQ(csv_header(csv), mlfma2d::app::sweep_csv_columns());
+    EXPECT_EQ(csv_header(csv), mlfma2d::tuning::sweep_csv_columns());
     for (const char* column : {"sweep", "backend", "n", "ct", "level_offset", "levels", "t", "D",
                                "leaf_boxes", "near_pairs", "collect", "transfer", "kernel",
                                "return", "near_total", "device_bytes", "repeat"}) {
       EXPECT_TRUE(has(csv_header(csv), column)) << column;
     }
-    const auto rows = mlfma2d::app::read_sweep_csv(csv);
+    const auto rows = mlfma2d::tuning::read_sweep_csv(csv);
     std::size_t cpu_rows = 0;
     for (const auto& row : rows) {
       EXPECT_EQ(row.sweep, c.name);
@@ -254,7 +233,7 @@ TEST(Sweep, QuickSweepsWriteTheDocumentedCsvAndModelFitRuns) {
       cpu_rows += row.backend == "cpu";
     }
     EXPECT_EQ(cpu_rows, c.configs) << c.name;
-    const json meta = json::parse(slurp(dir + "/" + c.name + "_metadata.json"));
+    const json meta = json::parse(read_file(dir + "/" + c.name + "_metadata.json"));
     for (const char* key : {"date", "command_line", "host_cpu", "threads", "backends", "repeat",
                             "backends_skipped", "configurations"}) {
       EXPECT_TRUE(meta.contains(key)) << key;
@@ -264,24 +243,24 @@ TEST(Sweep, QuickSweepsWriteTheDocumentedCsvAndModelFitRuns) {
       // CT and L fixed: one L for every row, chosen from the largest N and documented.
       EXPECT_TRUE(meta.contains("fixed_levels"));
       for (const auto& row : rows) EXPECT_EQ(row.levels, meta["fixed_levels"].get<int>());
-      EXPECT_TRUE(contains(slurp(csv), "# L fixed at"));
+      EXPECT_TRUE(contains(read_file(csv), "# L fixed at"));
     }
     if (c.name == "levels") {
       for (const auto& row : rows) EXPECT_EQ(row.n, std::pow(4.0, row.grid_levels - 1));
     }
     csvs += " '" + csv + "'";
   }
-  const std::string coeffs = path("coeffs.json");
-  const AppRun fit = run_app("model fit" + csvs + " --output '" + coeffs + "'");
+  const std::string coeffs = temp_path("coeffs.json");
+  const AppRun fit = run("model fit" + csvs + " --output '" + coeffs + "'");
   ASSERT_EQ(fit.code, 0) << describe(fit);
   EXPECT_TRUE(contains(fit.out, "time models")) << fit.out;
-  const json c = json::parse(slurp(coeffs));
+  const json c = json::parse(read_file(coeffs));
   EXPECT_EQ(c["format"], "mlfma2d-model-1");
   EXPECT_TRUE(c["time_models"].contains("cpu"));
 
   // The fitted coefficients drive --backend auto.
-  const AppRun a = run_app("--input '" + points_file() + "' --backend auto --model '" + coeffs +
-                           "' --report json --quiet");
+  const AppRun a = run("--input '" + points_file() + "' --backend auto --model '" + coeffs +
+                       "' --report json --quiet");
   ASSERT_EQ(a.code, 0) << describe(a);
   const json j = json::parse(a.out);
   ASSERT_TRUE(j.contains("auto"));
@@ -293,11 +272,11 @@ TEST(Sweep, PlotsArePngsWhenGnuplotIsHere) {
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "gnuplot is not installed";
   }
-  const std::string dir = path("sweep_plots");
-  const AppRun r = run_app(
-      "sweep levels --quick --grid-levels 4,5 --offsets 0,1 --repeat 1 "
-      "--output-dir '" +
-      dir + "' --quiet");
+  const std::string dir = temp_path("sweep_plots");
+  const AppRun r =
+      run("sweep levels --quick --grid-levels 4,5 --offsets 0,1 --repeat 1 "
+          "--output-dir '" +
+          dir + "' --quiet");
   ASSERT_EQ(r.code, 0) << describe(r);
   EXPECT_TRUE(fs::exists(dir + "/levels_time_cpu.png")) << r.out;
   EXPECT_TRUE(fs::exists(dir + "/levels_time_cpu.gp"));
@@ -305,22 +284,32 @@ TEST(Sweep, PlotsArePngsWhenGnuplotIsHere) {
 
 TEST(Auto, EvaluateReportsWhatWasChosenAndWhy) {
   const AppRun r =
-      run_app("--input '" + points_file() + "' --backend auto --levels auto --report json --quiet");
+      run("--input '" + points_file() + "' --backend auto --levels auto --report json --quiet");
   ASSERT_EQ(r.code, 0) << describe(r);
   const json j = json::parse(r.out);
   ASSERT_TRUE(j.contains("auto"));
   const json& a = j["auto"];
-  for (const char* key : {"backend", "level_offset", "levels", "reason", "method", "candidates"}) {
+  for (const char* key : {"backend", "level_offset", "levels", "ct", "reason", "method",
+                          "predicted_seconds", "measured_seconds", "seconds", "candidates"}) {
     EXPECT_TRUE(a.contains(key)) << key;
   }
   EXPECT_EQ(a["backend"], j["backend"]);
   EXPECT_EQ(a["level_offset"], j["level_offset"]);
   EXPECT_EQ(a["levels"], j["levels"]);
-  EXPECT_EQ(a["method"], "calibration");
+  EXPECT_EQ(a["ct"], j["ct"]);
+  EXPECT_EQ(a["method"], "cost model");
+  EXPECT_EQ(a["measured_seconds"], j["timings"]["total"]);
+  EXPECT_GT(a["predicted_seconds"].get<double>(), 0);
   EXPECT_FALSE(a["reason"].get<std::string>().empty());
-  EXPECT_EQ(a["candidates"].size(), 5 * mlfma2d::near_field_backends().size());
-  const AppRun text = run_app("--input '" + points_file() + "' --levels auto --quiet");
+  // A local search: the chosen capacity and its neighbours on both sides at least.
+  ASSERT_GE(a["candidates"].size(), 3u);
+  double least = INFINITY;
+  for (const json& c : a["candidates"]) least = std::min(least, c["total_seconds"].get<double>());
+  EXPECT_EQ(least, a["predicted_seconds"].get<double>());
+  const AppRun text = run("--input '" + points_file() + "' --levels auto --quiet");
   ASSERT_EQ(text.code, 0) << describe(text);
-  EXPECT_TRUE(contains(text.out, "auto            levels chosen by calibration")) << text.out;
+  EXPECT_TRUE(contains(text.out, "auto            back end and depth chosen by the cost model"))
+      << text.out;
+  EXPECT_TRUE(contains(text.out, "predicted")) << text.out;
   EXPECT_TRUE(contains(text.out, "why")) << text.out;
 }

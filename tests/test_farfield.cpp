@@ -19,11 +19,12 @@ struct Geometry {
   std::vector<double> q;  // tree order
 };
 
-Geometry make_setup(std::size_t n = 4000, int ct = 8) {
+Geometry make_setup(std::size_t n = 4000, int ct = 8, const std::string& shape = "uniform",
+                    TreeKind kind = TreeKind::Uniform) {
   Geometry s;
-  s.points = testing::make_points("uniform", n, 11);
+  s.points = testing::make_points(shape, n, 11);
   for (auto& v : s.points.q) v = 2 * v - 1;  // mixed signs: no help from cancellation
-  s.tree = build_tree(s.points.x, s.points.y, {}, {}, ct, 0, nullptr, kThreads);
+  s.tree = build_tree(s.points.x, s.points.y, {}, {}, ct, 0, nullptr, kThreads, kind);
   s.plan = build_plan(s.tree, kThreads);
   s.q.resize(n);
   for (std::size_t j = 0; j < n; ++j) s.q[j] = s.points.q[s.tree.src_index[j]];
@@ -86,7 +87,7 @@ TEST(FarField, P2MMatchesDirectSumAndConverges) {
   for (int p : {4, 8, 16, 24}) {
     const Operators ops(p);
     Expansions e;
-    e.reset(s.tree, p);
+    e.reset(s.tree, p, 0);
     P2M(s.tree, ops, s.q.data(), &e, kThreads);
     const double err = multipole_error(s, e, s.tree.levels, p);
     EXPECT_LT(err, last) << "p = " << p;
@@ -101,7 +102,7 @@ TEST(FarField, M2MMatchesDirectSumAndConverges) {
   for (int p : {4, 8, 16, 24}) {
     const Operators ops(p);
     Expansions e;
-    e.reset(s.tree, p);
+    e.reset(s.tree, p, 0);
     P2M(s.tree, ops, s.q.data(), &e, kThreads);
     for (int l = s.tree.levels - 1; l >= 3; --l) M2M(s.tree, ops, l, &e, kThreads);
     const double err = multipole_error(s, e, 3, p);  // shifted up every level
@@ -146,7 +147,7 @@ TEST(FarField, M2LMatchesDirectSumAndConverges) {
   for (int p : {4, 8, 16, 24}) {
     const Operators ops(p);
     Expansions e;
-    e.reset(s.tree, p);
+    e.reset(s.tree, p, 0);
     P2M(s.tree, ops, s.q.data(), &e, kThreads);
     M2L(s.tree, s.plan, ops, l, &e, kThreads);
     const double err = local_error(s, e, l, l, p);
@@ -163,7 +164,7 @@ TEST(FarField, L2LMatchesDirectSumAndConverges) {
   for (int p : {4, 8, 16, 24}) {
     const Operators ops(p);
     Expansions e;
-    e.reset(s.tree, p);
+    e.reset(s.tree, p, 0);
     P2M(s.tree, ops, s.q.data(), &e, kThreads);
     M2M(s.tree, ops, l - 1, &e, kThreads);
     M2L(s.tree, s.plan, ops, l - 1, &e, kThreads);  // only level l-1's lists...
@@ -183,13 +184,13 @@ TEST(FarField, L2PPotentialAndFieldMatchDirectSum) {
   for (int p : {4, 8, 16, 24}) {
     const Operators ops(p);
     Expansions e;
-    e.reset(t, p);
+    e.reset(t, p, 0);
     P2M(t, ops, s.q.data(), &e, kThreads);
     M2L(t, s.plan, ops, l, &e, kThreads);
     std::vector<double> phi(t.n_targets(), 0.0), ex(phi), ey(phi);
     L2P(t, ops, e, phi.data(), ex.data(), ey.data(), kThreads);
     // Reference: each target against the sources of its leaf's interaction list.
-    const Level& leaf = t.leaves();
+    const Level& leaf = t.level[t.levels];
     const M2LLevel& pairs = s.plan.m2l[l];
     std::vector<double> rp(phi.size(), 0.0), rx(phi), ry(phi);
     std::fill(rx.begin(), rx.end(), 0.0);
@@ -209,6 +210,86 @@ TEST(FarField, L2PPotentialAndFieldMatchDirectSum) {
   }
   EXPECT_LT(last_phi, 1e-10);
   EXPECT_LT(last_field, 1e-9);
+}
+
+// The adaptive tree's operators. A graded contour gives leaves on many levels, hence W and X
+// lists on many levels.
+Geometry adaptive_setup() {
+  return make_setup(6000, 8, "graded-polygon", TreeKind::Adaptive);
+}
+
+TEST(FarField, P2LMatchesDirectSumAndConverges) {
+  const Geometry s = adaptive_setup();
+  const Tree& t = s.tree;
+  std::size_t lists = 0;
+  double last = 1;
+  for (int p : {4, 8, 16, 24}) {
+    const Operators ops(p);
+    Expansions e;
+    e.reset(t, p, 0);
+    double num = 0, den = 0;
+    for (int l = 3; l <= t.levels; ++l) {
+      P2L(t, s.plan, ops, l, s.q.data(), &e, kThreads);
+      const BoxLists& x = s.plan.p2l[l];
+      const double side = t.box_size(l);
+      for (std::size_t b = 0; b < t.level[l].size(); ++b) {
+        if (x.begin[b] == x.begin[b + 1]) continue;
+        lists += p == 4 ? 1 : 0;
+        const Complex c = centre(t, l, b);
+        for (Complex dir : {Complex(0.3, -0.2), Complex(-0.45, 0.45), Complex(0, 0)}) {
+          const Complex z = c + side * dir;
+          double ref = 0;
+          for (std::int64_t k = x.begin[b]; k < x.begin[b + 1]; ++k) {
+            const Level& lc = t.at(x.box[k]);
+            ref += direct(s, lc.src_begin[x.box[k].box], lc.src_end[x.box[k].box], z);
+          }
+          const double got = eval_local(&e.local[l](0, b), p, c, side, z);
+          num += (got - ref) * (got - ref);
+          den += ref * ref;
+        }
+      }
+    }
+    const double err = std::sqrt(num / den);
+    EXPECT_LT(err, last) << "p = " << p;
+    last = err;
+  }
+  EXPECT_GT(lists, 20u) << "the geometry has X lists";
+  EXPECT_LT(last, 1e-9);
+}
+
+TEST(FarField, M2PPotentialAndFieldMatchDirectSum) {
+  const Geometry s = adaptive_setup();
+  const Tree& t = s.tree;
+  const NearField& near = s.plan.near;
+  ASSERT_GT(s.plan.m2p.box.size(), 20u) << "the geometry has W lists";
+  double last_phi = 1, last_field = 1;
+  for (int p : {4, 8, 16, 24}) {
+    const Operators ops(p);
+    Expansions e;
+    e.reset(t, p, 0);
+    P2M(t, ops, s.q.data(), &e, kThreads);
+    for (int l = t.levels - 1; l >= 3; --l) M2M(t, ops, l, &e, kThreads);
+    std::vector<double> phi(t.n_targets(), 0.0), ex(phi), ey(phi);
+    M2P(t, s.plan, ops, e, phi.data(), ex.data(), ey.data(), kThreads);
+    // Reference: each target against the sources of its leaf's W boxes.
+    std::vector<double> rp(phi.size(), 0.0), rx(rp), ry(rp);
+    for (std::size_t i = 0; i < near.leaves(); ++i)
+      for (std::int64_t k = s.plan.m2p.begin[i]; k < s.plan.m2p.begin[i + 1]; ++k) {
+        const BoxRef w = s.plan.m2p.box[k];
+        const Level& lw = t.at(w);
+        for (std::int64_t a = near.leaf_tgt[i]; a < near.leaf_tgt[i + 1]; ++a)
+          for (std::int64_t j = lw.src_begin[w.box]; j < lw.src_end[w.box]; ++j)
+            log_pair_field(t.tx[a], t.ty[a], t.sx[j], t.sy[j], s.q[j], &rp[a], &rx[a], &ry[a]);
+      }
+    const double ephi = error_norms(phi, rp).rel_l2;
+    const double efield = testing::field_rel_l2(ex, ey, rx, ry);
+    EXPECT_LT(ephi, last_phi) << "p = " << p;
+    EXPECT_LT(efield, last_field) << "p = " << p;
+    last_phi = ephi;
+    last_field = efield;
+  }
+  EXPECT_LT(last_phi, 1e-9);
+  EXPECT_LT(last_field, 1e-8);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Host-side tests of the layouts of the back ends 'shared' and 'repetition-gpu' (no GPU needed):
-// the layouts, walked on the host by the kernels' own per-thread bodies (fast_kernels.hpp) in
+// the layouts, walked on the host by the kernels' own per-thread bodies (shared.hpp,
+// repetition_gpu.hpp) in
 // the kernels' block structure, give the cpu back end's sums; the groups respect their limits;
 // the records built the GPU way equal the host-collected records of 'repetition'.
 #include <gtest/gtest.h>
@@ -14,24 +15,24 @@
 
 #include "mlfma2d/io.hpp"
 #include "nearfield/backend.hpp"
-#include "nearfield/cuda/collect.hpp"
-#include "nearfield/cuda/fast_kernels.hpp"
-#include "nearfield/cuda/fast_layout.hpp"
-#include "solver/plan.hpp"
-#include "solver/tree.hpp"
+#include "nearfield/cuda/backend_util.hpp"
+#include "nearfield/repetition/repetition.hpp"
+#include "nearfield/repetition_gpu/repetition_gpu.hpp"
+#include "nearfield/shared/shared.hpp"
 #include "tests/near_field_geometry.hpp"
+#include "tree/plan.hpp"
+#include "tree/tree.hpp"
 
 namespace mlfma2d {
 namespace {
 
 using cuda::SharedLayout;
-using cuda::SharedMode;
 
 using testing::Geometry;
 
-void make_geometry(Geometry* g, const std::string& shape, std::size_t n, bool separate, int ct,
-                   int offset) {
-  testing::make_geometry(g, shape, n, separate, ct, offset, 31);
+bool make_geometry(Geometry* g, const std::string& shape, std::size_t n, bool separate, int ct,
+                   int offset, TreeKind kind = TreeKind::Uniform) {
+  return testing::try_geometry(g, shape, n, separate, ct, offset, 31, kind);
 }
 
 struct Sums {
@@ -67,7 +68,7 @@ Sums emulate_shared(const Geometry& g, const SharedLayout& l) {
   const Tree& tree = g.tree;
   const std::size_t nt = tree.n_targets();
   std::vector<double> q_tree(tree.n_sources());
-  cuda::gather_tree_order(tree, g.pts.q.data(), q_tree.data(), 1);
+  cuda::gather_tree_order(g.problem, g.pts.q.data(), q_tree.data());
   Sums out{std::vector<double>(nt, NAN), std::vector<double>(nt, NAN),
            std::vector<double>(nt, NAN)};
   std::vector<double> sx(l.tile), sy(l.tile), sq(l.tile);
@@ -104,7 +105,7 @@ Sums emulate_shared(const Geometry& g, const SharedLayout& l) {
       }
       continue;
     }
-    EXPECT_EQ(u, l.leaf_n[l.slot_leaf[sb]]);  // a dense group's union is its leaf's E1
+    EXPECT_EQ(u, l.leaf_n[l.slot_leaf[sb]]);  // a dense group's union is its leaf's near list
     for (std::int64_t b = sb; b < se; b += l.block) {
       for (std::int64_t slot = b; slot < std::min(se, b + l.block); ++slot) {
         const std::int32_t i = l.slot_tgt[slot];
@@ -123,7 +124,7 @@ Sums emulate_shared(const Geometry& g, const SharedLayout& l) {
 }
 
 /// Structural checks: slots are a permutation of the targets, each group's slots are its leaves'
-/// targets, the E1 pairs add up to the plan's, sorted groups put larger leaves first.
+/// targets, the near pairs add up to the plan's, groups put larger leaves first.
 void check_layout(const Geometry& g, const SharedLayout& l) {
   const Tree& tree = g.tree;
   const std::size_t nt = tree.n_targets();
@@ -133,37 +134,32 @@ void check_layout(const Geometry& g, const SharedLayout& l) {
   for (std::size_t s = 0; s < nt; ++s) {
     ++seen[l.slot_tgt[s]];
     const std::int32_t leaf = l.slot_leaf[s];
-    EXPECT_GE(l.slot_tgt[s], tree.leaves().tgt_begin[leaf]);
-    EXPECT_LT(l.slot_tgt[s], tree.leaves().tgt_end[leaf]);
+    EXPECT_GE(l.slot_tgt[s], g.plan.near.leaf_tgt[leaf]);
+    EXPECT_LT(l.slot_tgt[s], g.plan.near.leaf_tgt[leaf + 1]);
     pairs += std::uint64_t(l.leaf_n[leaf]);
   }
   EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), std::ptrdiff_t(nt));
-  EXPECT_EQ(pairs, g.plan.near_pairs);
+  EXPECT_EQ(pairs, g.plan.near.pairs);
   EXPECT_EQ(l.group_slot.front(), 0);
   EXPECT_EQ(l.group_slot.back(), std::int64_t(nt));
   for (std::int64_t k = 0; k < l.groups(); ++k) {
     EXPECT_LT(l.group_slot[k], l.group_slot[k + 1]) << "a group without targets";
-    if (l.mode == SharedMode::kLeaves) EXPECT_TRUE(l.group_dense[k]);
-    if (l.mode == SharedMode::kGroups) {
-      for (std::int64_t s = l.group_slot[k] + 1; s < l.group_slot[k + 1]; ++s) {
-        EXPECT_GE(l.leaf_n[l.slot_leaf[s - 1]], l.leaf_n[l.slot_leaf[s]]);
-      }
+    for (std::int64_t s = l.group_slot[k] + 1; s < l.group_slot[k + 1]; ++s) {
+      EXPECT_GE(l.leaf_n[l.slot_leaf[s - 1]], l.leaf_n[l.slot_leaf[s]]);
     }
   }
 }
 
-struct Case {
-  std::string shape;
-  bool separate;
-};
+using testing::SetCase;
+using Case = SetCase;
 
 class FastLayoutTest : public ::testing::TestWithParam<Case> {};
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  return info.param.shape + (info.param.separate ? "_separate_targets" : "_self");
+  return testing::set_case_name(info.param);
 }
 
-/// Every mode, the kernel's block shape (128 targets, 1024-source tiles) and a tiny one (4
+/// The kernel's block shape (128 targets, 1024-source tiles) and a tiny one (4
 /// targets, 16-source tiles: many dense groups, batches and tiles), CT 1/15/200, offsets -2..+3.
 TEST_P(FastLayoutTest, SharedEmulationIsEquivalentToReference) {
   const Case& c = GetParam();
@@ -173,23 +169,18 @@ TEST_P(FastLayoutTest, SharedEmulationIsEquivalentToReference) {
         SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset) + ", n " +
                      std::to_string(n));
         Geometry g;
-        make_geometry(&g, c.shape, n, c.separate, ct, offset);
+        if (!make_geometry(&g, c.shape, n, c.separate, ct, offset, c.kind)) continue;
         const Sums ref = cpu_sums(g);
-        const cuda::LeafSegments segs = cuda::leaf_segments(g.tree, g.plan, 0);
-        for (SharedMode mode :
-             {SharedMode::kGroups, SharedMode::kGroupsUnsorted, SharedMode::kLeaves}) {
-          for (auto [block, tile] : {std::pair<int, int>{cuda::kSharedBlock, cuda::kSharedTile},
-                                     std::pair<int, int>{4, 16}}) {
-            SCOPED_TRACE(std::string(cuda::shared_mode_name(mode)) + ", block " +
-                         std::to_string(block) + ", tile " + std::to_string(tile));
-            const SharedLayout l = cuda::shared_layout(g.tree, g.plan, segs, mode, block, tile, 0);
-            check_layout(g, l);
-            const Sums s = emulate_shared(g, l);
-            EXPECT_LE(rel_diff(s.phi, ref.phi), 1e-12);
-            EXPECT_LE(rel_diff(s.ex, ref.ex), 1e-12);
-            EXPECT_LE(rel_diff(s.ey, ref.ey), 1e-12);
-            if (HasFailure()) return;
-          }
+        for (auto [block, tile] : {std::pair<int, int>{cuda::kSharedBlock, cuda::kSharedTile},
+                                   std::pair<int, int>{4, 16}}) {
+          SCOPED_TRACE("block " + std::to_string(block) + ", tile " + std::to_string(tile));
+          const SharedLayout l = cuda::shared_layout(g.problem, block, tile);
+          check_layout(g, l);
+          const Sums s = emulate_shared(g, l);
+          EXPECT_LE(rel_diff(s.phi, ref.phi), 1e-12);
+          EXPECT_LE(rel_diff(s.ex, ref.ex), 1e-12);
+          EXPECT_LE(rel_diff(s.ey, ref.ey), 1e-12);
+          if (HasFailure()) return;
         }
       }
     }
@@ -204,19 +195,19 @@ TEST_P(FastLayoutTest, GpuRecordsEqualHostRecords) {
     for (int offset : {-2, 0, 2}) {
       SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset));
       Geometry g;
-      make_geometry(&g, c.shape, 600, c.separate, ct, offset);
+      if (!make_geometry(&g, c.shape, 600, c.separate, ct, offset, c.kind)) continue;
       const Tree& tree = g.tree;
       const std::int64_t nt = std::int64_t(tree.n_targets());
-      const std::int64_t stride = cuda::repetition_stride(tree);
+      const std::int64_t stride = cuda::repetition_stride(g.problem);
       std::vector<double> q_tree(tree.n_sources());
-      cuda::gather_tree_order(tree, g.pts.q.data(), q_tree.data(), 1);
-      const auto near = cuda::near_source_counts(tree, g.plan);
-      cuda::Chunk all{0, std::int64_t(tree.leaves().size()), 0, nt, 0};
+      cuda::gather_tree_order(g.problem, g.pts.q.data(), q_tree.data());
+      const NearField& nf = g.plan.near;
+      const auto& near = nf.sources;
+      cuda::Chunk all{0, std::int64_t(nf.leaves()), 0, nt, 0};
       std::vector<double> host(std::size_t(nt * stride), -1.0);
-      cuda::collect_repetition_chunk(tree, g.plan, all, q_tree.data(), stride, 1, host.data());
+      cuda::collect_repetition_chunk(g.problem, all, q_tree.data(), stride, host.data());
 
-      const cuda::LeafSegments segs = cuda::leaf_segments(tree, g.plan, 0);
-      const std::vector<std::int32_t> tgt_leaf = cuda::target_leaves(tree, 0);
+      const std::vector<std::int32_t> tgt_leaf = cuda::target_leaves(g.problem);
       cuda::RecordArrays a;
       a.tx = tree.tx.data();
       a.ty = tree.ty.data();
@@ -224,9 +215,9 @@ TEST_P(FastLayoutTest, GpuRecordsEqualHostRecords) {
       a.sy = tree.sy.data();
       a.q = q_tree.data();
       a.tgt_leaf = tgt_leaf.data();
-      a.leaf_seg = segs.begin.data();
-      a.leaf_n = segs.count.data();
-      a.seg = segs.seg.data();
+      a.leaf_seg = nf.range_begin.data();
+      a.leaf_n = nf.sources.data();
+      a.seg = nf.range.data();
       std::vector<double> dev(std::size_t(nt * stride), -1.0);
       for (std::int64_t i = 0; i < nt; ++i) {
         for (int lane = 0; lane < 32; ++lane) {
@@ -254,52 +245,24 @@ TEST_P(FastLayoutTest, GpuRecordsEqualHostRecords) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Sets, FastLayoutTest,
-                         ::testing::Values(Case{"uniform", false}, Case{"disk", false},
-                                           Case{"circle", false}, Case{"clusters", false},
-                                           Case{"uniform", true}, Case{"circle", true}),
-                         case_name);
-
-/// Merged ranges: a leaf's segments are sorted, disjoint, non-empty and cover exactly its E1
-/// boxes' sources; in a uniform tree many neighbours follow one another and merge.
-TEST(FastLayout, LeafSegmentsCoverTheE1Boxes) {
-  Geometry g;
-  make_geometry(&g, "uniform", 20000, false, 15, 0);
-  const cuda::LeafSegments s = cuda::leaf_segments(g.tree, g.plan, 0);
-  const Level& leaves = g.tree.leaves();
-  std::int64_t boxes = 0;
-  for (std::size_t b = 0; b < leaves.size(); ++b) {
-    std::vector<std::int32_t> want, got;
-    for (std::int64_t e = g.plan.near_begin[b]; e < g.plan.near_begin[b + 1]; ++e) {
-      const std::int32_t nb = g.plan.near_box[e];
-      for (std::int64_t j = leaves.src_begin[nb]; j < leaves.src_end[nb]; ++j) want.push_back(j);
-      ++boxes;
-    }
-    std::int32_t last = -1;
-    for (std::int64_t k = s.begin[b]; k < s.begin[b + 1]; ++k) {
-      const std::int32_t lo = s.seg[2 * k], hi = s.seg[2 * k + 1];
-      ASSERT_LT(lo, hi);
-      ASSERT_LT(last, lo);  // sorted; a gap (not merged) between ranges
-      for (std::int32_t j = lo; j < hi; ++j) got.push_back(j);
-      last = hi;
-    }
-    ASSERT_EQ(got, want) << "leaf " << b;
-    EXPECT_EQ(s.count[b], std::int32_t(want.size()));
-  }
-  EXPECT_LT(s.segments(), boxes);
+// The standard sets, and the disk (its boundary leaves are partly empty).
+std::vector<Case> layout_sets() {
+  std::vector<Case> sets = testing::near_field_sets();
+  sets.push_back(Case{"disk", false});
+  return sets;
 }
+
+INSTANTIATE_TEST_SUITE_P(Sets, FastLayoutTest, ::testing::ValuesIn(layout_sets()), case_name);
 
 TEST(FastLayout, GroupsFillTheBlocks) {
   Geometry g;
   make_geometry(&g, "uniform", 100000, false, 15, 0);
-  const cuda::LeafSegments segs = cuda::leaf_segments(g.tree, g.plan, 0);
-  const SharedLayout l = cuda::shared_layout(g.tree, g.plan, segs, SharedMode::kGroups,
-                                             cuda::kSharedBlock, cuda::kSharedTile, 0);
+  const SharedLayout l = cuda::shared_layout(g.problem, cuda::kSharedBlock, cuda::kSharedTile);
   // Uniform points, CT 15: a few targets per leaf, so groups of many leaves fill most of a block.
   const double mean = double(g.tree.n_targets()) / double(l.groups());
   EXPECT_GT(mean, 0.8 * cuda::kSharedBlock);
   const double unions = double(l.group_union.back()) / double(g.tree.n_sources());
-  EXPECT_LT(unions, 4.0);  // staged sources per target: far below the E1 size (~9 D)
+  EXPECT_LT(unions, 4.0);  // staged sources per target: far below the near-list size (~9 D)
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The CUDA back ends 'indexing' and 'repetition' against the cpu reference, chunked and not, in
-// the full solver, and with a device-memory budget too small. Every test skips, with the
+// Every CUDA back end of the registry against the cpu reference on the same trees (uniform and
+// adaptive): point sets, CT, level offsets, tiny sets, forced chunks, geometry reuse with new
+// charges, the full solver, and a device-memory budget too small. Every test skips, with the
 // reason, where no CUDA device is found.
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,9 +17,12 @@
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 #include "nearfield/backend.hpp"
-#include "solver/plan.hpp"
-#include "solver/tree.hpp"
+#include "nearfield/cuda/cuda_common.hpp"
+#include "nearfield/repetition/repetition.hpp"
 #include "tests/near_field_geometry.hpp"
+#include "tests/test_util.hpp"
+#include "tree/plan.hpp"
+#include "tree/tree.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -30,9 +35,9 @@ namespace {
 
 using testing::Geometry;
 
-void make_geometry(Geometry* g, const std::string& shape, std::size_t n, bool separate, int ct,
-                   int offset) {
-  testing::make_geometry(g, shape, n, separate, ct, offset, 21);
+bool make_geometry(Geometry* g, const std::string& shape, std::size_t n, bool separate, int ct,
+                   int offset, TreeKind kind = TreeKind::Uniform) {
+  return testing::try_geometry(g, shape, n, separate, ct, offset, 41, kind);
 }
 
 struct Sums {
@@ -40,9 +45,10 @@ struct Sums {
   NearFieldTimings timings;
 };
 
-/// Near-field sums of back end `name` for charges q (default: the geometry's).
+/// Near-field sums of back end `name` for charges q (default: the geometry's), outputs poisoned
+/// with NaN so a target never written shows.
 Sums run(const std::string& name, const Geometry& g, bool field, std::size_t chunk_targets = 0,
-         std::size_t gpu_memory = 0, const std::vector<double>* q = nullptr) {
+         std::size_t gpu_memory = 0) {
   NearFieldProblem p = g.problem;
   p.field = field;
   p.chunk_targets = chunk_targets;
@@ -55,7 +61,7 @@ Sums run(const std::string& name, const Geometry& g, bool field, std::size_t chu
          std::vector<double>(field ? nt : 0, NAN),
          std::vector<double>(field ? nt : 0, NAN),
          {}};
-  backend->evaluate(q ? q->data() : g.pts.q.data(), s.phi.data(), field ? s.ex.data() : nullptr,
+  backend->evaluate(g.pts.q.data(), s.phi.data(), field ? s.ex.data() : nullptr,
                     field ? s.ey.data() : nullptr, &s.timings);
   return s;
 }
@@ -80,30 +86,64 @@ void expect_equivalent(const Sums& s, const Sums& ref, bool field) {
   }
 }
 
+void expect_identical(const Sums& s, const Sums& ref) {
+  EXPECT_EQ(s.phi, ref.phi);
+  EXPECT_EQ(s.ex, ref.ex);
+  EXPECT_EQ(s.ey, ref.ey);
+}
+
+/// The registry's device back ends.
+std::vector<std::string> device_backends() {
+  std::vector<std::string> names;
+  for (const BackendRow& r : backend_rows())
+    if (r.runs_on_device) names.emplace_back(r.name);
+  return names;
+}
+
+std::string identifier(std::string s) {
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+}
+
 struct Case {
-  std::string backend, shape;
-  bool separate;
+  std::string backend;
+  testing::SetCase set;
 };
+
+/// Every device back end on every set of the host-side layout tests.
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const std::string& b : device_backends())
+    for (const testing::SetCase& set : testing::near_field_sets()) out.push_back(Case{b, set});
+  return out;
+}
+
+std::string describe(const Case& c) {
+  return identifier(c.backend) + "_" + testing::set_case_name(c.set);
+}
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << describe(c);
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return describe(info.param);
+}
 
 class GpuBackendTest : public ::testing::TestWithParam<Case> {};
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  return info.param.backend + "_" + info.param.shape +
-         (info.param.separate ? "_separate_targets" : "_self");
-}
-
-/// CT 1, 15, 200 x level offsets -2..+3 x sizes from one point (empty and one-point boxes in
-/// deep trees) to 1000, potential and field.
+/// CT 1, 15, 200 x level offsets -2..+3 x sizes 1, 2, 7, 1000: one-point and empty boxes in deep
+/// trees, dense one-leaf groups with several tiles and batches in shallow ones, long adaptive
+/// near lists.
 TEST_P(GpuBackendTest, IsEquivalentToReference) {
   REQUIRE_CUDA_DEVICE();
   const Case& c = GetParam();
   for (int ct : {1, 15, 200}) {
     for (int offset = -2; offset <= 3; ++offset) {
-      for (std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(1000)}) {
+      for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(7), std::size_t(1000)}) {
         SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset) + ", n " +
                      std::to_string(n));
         Geometry g;
-        make_geometry(&g, c.shape, n, c.separate, ct, offset);
+        if (!make_geometry(&g, c.set.shape, n, c.set.separate, ct, offset, c.set.kind)) continue;
         for (bool field : {false, true}) {
           SCOPED_TRACE(field ? "field" : "potential");
           expect_equivalent(run(c.backend, g, field), run("cpu", g, field), field);
@@ -114,56 +154,95 @@ TEST_P(GpuBackendTest, IsEquivalentToReference) {
   }
 }
 
-/// Forced small chunks give exactly the one-chunk answer (each target is summed by the same
-/// code in the same order whatever its chunk), through chunk_targets and through gpu_memory.
-TEST_P(GpuBackendTest, ChunkedIsEquivalentToReference) {
+/// One setup, several charge vectors: buffers are reused (several chunks where the back end
+/// chunks, so staging buffers alternate) and nothing of the last call leaks.
+TEST_P(GpuBackendTest, GeometryReuseWithNewChargesIsEquivalentToReference) {
   REQUIRE_CUDA_DEVICE();
   const Case& c = GetParam();
   Geometry g;
-  make_geometry(&g, c.shape, 20000, c.separate, 15, 0);
-  const Sums one = run(c.backend, g, true);
-  EXPECT_EQ(one.timings.chunks, 1u);
-  expect_equivalent(one, run("cpu", g, true), true);
-  for (std::size_t cap : {std::size_t(1), std::size_t(37), std::size_t(4000)}) {
-    SCOPED_TRACE("chunk_targets " + std::to_string(cap));
-    const Sums s = run(c.backend, g, true, cap);
-    EXPECT_GT(s.timings.chunks, 1u);
-    EXPECT_EQ(s.phi, one.phi);
-    EXPECT_EQ(s.ex, one.ex);
-    EXPECT_EQ(s.ey, one.ey);
+  // One level finer than CT asks on the uniform tree (more leaves); the adaptive multi-scale set
+  // already reaches the deepest level.
+  ASSERT_TRUE(make_geometry(&g, c.set.shape, 30000, c.set.separate, 15,
+                            c.set.kind == TreeKind::Uniform ? 1 : 0, c.set.kind));
+  NearFieldProblem p = g.problem;
+  p.field = true;
+  p.chunk_targets = 5000;
+  auto gpu = make_near_field_backend(c.backend);
+  auto cpu = make_near_field_backend("cpu");
+  gpu->setup(p);
+  cpu->setup(p);
+  const std::size_t nt = g.tree.n_targets();
+  for (int k = 0; k < 3; ++k) {
+    std::vector<double> q = g.pts.q;
+    for (std::size_t j = 0; j < q.size(); ++j) q[j] = std::sin(double(j) * (k + 1)) + 0.1 * k;
+    Sums s{std::vector<double>(nt, NAN),
+           std::vector<double>(nt, NAN),
+           std::vector<double>(nt, NAN),
+           {}};
+    Sums r = s;
+    gpu->evaluate(q.data(), s.phi.data(), s.ex.data(), s.ey.data(), &s.timings);
+    cpu->evaluate(q.data(), r.phi.data(), r.ex.data(), r.ey.data(), &r.timings);
+    SCOPED_TRACE("evaluation " + std::to_string(k));
+    expect_equivalent(s, r, true);
+    EXPECT_GT(s.timings.kernel, 0);
+    EXPECT_GT(s.timings.device_bytes, 0u);
   }
-  // A budget of the resident arrays plus a quarter of the one-chunk arrays forces >= 4 chunks.
-  const std::size_t nt = g.tree.n_targets(), ns = g.tree.n_sources();
-  const std::size_t resident = c.backend == "indexing" ? 8 * (2 * nt + 3 * ns + 3 * nt) : 0;
-  const std::size_t budget = resident + (one.timings.device_bytes - resident) / 4;
-  SCOPED_TRACE("gpu_memory " + std::to_string(budget));
-  const Sums s = run(c.backend, g, true, 0, budget);
-  EXPECT_GE(s.timings.chunks, 4u);
-  EXPECT_LE(s.timings.device_bytes, budget);
-  EXPECT_EQ(s.phi, one.phi);
-  EXPECT_EQ(s.ex, one.ex);
-  EXPECT_EQ(s.ey, one.ey);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Sets, GpuBackendTest,
-    ::testing::Values(Case{"indexing", "uniform", false}, Case{"indexing", "disk", false},
-                      Case{"indexing", "circle", false}, Case{"indexing", "clusters", false},
-                      Case{"indexing", "uniform", true}, Case{"indexing", "circle", true},
-                      Case{"repetition", "uniform", false}, Case{"repetition", "disk", false},
-                      Case{"repetition", "circle", false}, Case{"repetition", "clusters", false},
-                      Case{"repetition", "uniform", true}, Case{"repetition", "circle", true}),
-    case_name);
+INSTANTIATE_TEST_SUITE_P(Sets, GpuBackendTest, ::testing::ValuesIn(cases()), case_name);
 
 class GpuBackendByName : public ::testing::TestWithParam<std::string> {};
 
-/// A larger set (N = 2e5) at the papers' CT 15, levels 0 and +1.
-TEST_P(GpuBackendByName, LargeUniformIsEquivalentToReference) {
+/// Forced small chunks give exactly the one-chunk answer (each target is summed by the same
+/// code in the same order whatever its chunk), through chunk_targets and through gpu_memory.
+TEST_P(GpuBackendByName, ChunkedIsIdenticalToOneChunk) {
   REQUIRE_CUDA_DEVICE();
-  for (int offset : {0, 1}) {
-    SCOPED_TRACE("offset " + std::to_string(offset));
+  const std::string name = GetParam();
+  for (TreeKind kind : {TreeKind::Uniform, TreeKind::Adaptive}) {
+    SCOPED_TRACE(tree_kind_name(kind));
     Geometry g;
-    make_geometry(&g, "uniform", 200000, false, 15, offset);
+    ASSERT_TRUE(make_geometry(&g, "clusters", 20000, true, 15, 0, kind));
+    const Sums one = run(name, g, true);
+    EXPECT_EQ(one.timings.chunks, 1u);
+    expect_equivalent(one, run("cpu", g, true), true);
+    if (name == "shared") continue;  // the whole geometry stays resident: never chunked
+    for (std::size_t cap : {std::size_t(37), std::size_t(4000)}) {
+      SCOPED_TRACE("chunk_targets " + std::to_string(cap));
+      const Sums s = run(name, g, true, cap);
+      EXPECT_GT(s.timings.chunks, 1u);
+      expect_identical(s, one);
+    }
+    // The resident arrays plus a quarter of the rest force at least 4 chunks.
+    const std::size_t nt = g.tree.n_targets(), ns = g.tree.n_sources();
+    std::size_t resident = 0;
+    if (name == "indexing") resident = 8 * (2 * nt + 3 * ns + 3 * nt);
+    if (name == "repetition-gpu")
+      resident = one.timings.device_bytes -
+                 nt * (8 * std::size_t(cuda::repetition_stride(g.problem)) + 3 * 8);
+    const std::size_t budget = resident + (one.timings.device_bytes - resident) / 4;
+    SCOPED_TRACE("gpu_memory " + std::to_string(budget));
+    const Sums s = run(name, g, true, 0, budget);
+    EXPECT_GE(s.timings.chunks, 4u);
+    EXPECT_LE(s.timings.device_bytes, budget);
+    expect_identical(s, one);
+  }
+}
+
+/// N = 2e5 at CT 15 (uniform tree, levels 0 and +1; adaptive on a graded contour): equivalent,
+/// every phase timed.
+TEST_P(GpuBackendByName, LargeSetsAreEquivalentToReference) {
+  REQUIRE_CUDA_DEVICE();
+  struct Config {
+    std::string shape;
+    int offset;
+    TreeKind kind;
+  };
+  for (const Config& c :
+       {Config{"uniform", 0, TreeKind::Uniform}, Config{"uniform", 1, TreeKind::Uniform},
+        Config{"graded-polygon", 0, TreeKind::Adaptive}}) {
+    SCOPED_TRACE(c.shape + ", offset " + std::to_string(c.offset) + ", " + tree_kind_name(c.kind));
+    Geometry g;
+    ASSERT_TRUE(make_geometry(&g, c.shape, 200000, false, 15, c.offset, c.kind));
     const Sums s = run(GetParam(), g, true);
     expect_equivalent(s, run("cpu", g, true), true);
     const NearFieldTimings& t = s.timings;
@@ -177,68 +256,61 @@ TEST_P(GpuBackendByName, LargeUniformIsEquivalentToReference) {
   }
 }
 
-/// One setup, several charge vectors: buffers are reused and nothing of the last call leaks.
-TEST_P(GpuBackendByName, RepeatedEvaluationsAreEquivalentToReference) {
-  REQUIRE_CUDA_DEVICE();
-  Geometry g;
-  make_geometry(&g, "clusters", 30000, true, 15, 1);
-  NearFieldProblem p = g.problem;
-  p.field = true;
-  p.chunk_targets = 5000;  // several chunks, so the two staging buffers alternate
-  auto gpu = make_near_field_backend(GetParam());
-  auto cpu = make_near_field_backend("cpu");
-  gpu->setup(p);
-  cpu->setup(p);
-  const std::size_t nt = g.tree.n_targets();
-  for (int k = 0; k < 3; ++k) {
-    std::vector<double> q = g.pts.q;
-    for (std::size_t j = 0; j < q.size(); ++j) q[j] = std::sin(double(j) * (k + 1)) + 0.1 * k;
-    Sums s{std::vector<double>(nt), std::vector<double>(nt), std::vector<double>(nt), {}};
-    Sums r = s;
-    gpu->evaluate(q.data(), s.phi.data(), s.ex.data(), s.ey.data(), &s.timings);
-    cpu->evaluate(q.data(), r.phi.data(), r.ex.data(), r.ey.data(), &r.timings);
-    SCOPED_TRACE("evaluation " + std::to_string(k));
-    expect_equivalent(s, r, true);
-    EXPECT_GT(s.timings.chunks, 1u);
-  }
-}
-
-/// The whole solver with the GPU near field: within eps of direct summation, and equal to the
-/// solver with the cpu near field (the far field is the same code).
+/// The whole solver with the GPU near field (overlapped with the CPU far field): within eps of
+/// direct summation, and equal to the solver with the cpu near field on the same tree (the
+/// plan may move W boxes and X leaves to the near field differently per back end: compared to
+/// direct sums only then).
 TEST_P(GpuBackendByName, SolverIsWithinEpsOfDirectSum) {
   REQUIRE_CUDA_DEVICE();
-  const PointSet pts = generate_points("uniform", 50000, 5);
-  std::vector<std::size_t> which;
-  for (std::size_t i = 0; i < pts.x.size(); i += 37) which.push_back(i);
-  std::vector<double> ref;
-  direct_sum(pts.x, pts.y, pts.q, pts.x, pts.y, which, &ref, nullptr, nullptr);
-  for (double eps : {1e-6, 1e-10}) {
-    SCOPED_TRACE("eps " + std::to_string(eps));
-    Options o;
-    o.eps = eps;
-    o.field = true;
-    o.backend = GetParam();
-    Solver gpu(pts.x, pts.y, o);
-    const Result r = gpu.evaluate(pts.q);
-    std::vector<double> sample;
-    for (std::size_t i : which) sample.push_back(r.potential[i]);
-    EXPECT_LE(error_norms(sample, ref).rel_l2, eps);
-    EXPECT_GT(gpu.stats().device_memory, 0u);
-    o.backend = "cpu";
-    Solver cpu(pts.x, pts.y, o);
-    const Result c = cpu.evaluate(pts.q);
-    EXPECT_LE(rel_diff(r.potential, c.potential), 1e-12);
-    EXPECT_LE(rel_diff(r.field_x, c.field_x), 1e-12);
-    EXPECT_LE(rel_diff(r.field_y, c.field_y), 1e-12);
+  for (const std::string tree : {"uniform", "adaptive"}) {
+    const PointSet pts =
+        generate_points(tree == "uniform" ? "uniform" : "graded-polygon", 50000, 5);
+    std::vector<std::size_t> which;
+    for (std::size_t i = 0; i < pts.x.size(); i += 37) which.push_back(i);
+    std::vector<double> ref, rx, ry;
+    direct_sum(pts.x, pts.y, pts.q, pts.x, pts.y, which, &ref, &rx, &ry);
+    for (double eps : {1e-6, 1e-10}) {
+      SCOPED_TRACE(tree + ", eps " + std::to_string(eps));
+      Options o;
+      o.tree = tree;
+      o.eps = eps;
+      o.field = true;
+      o.backend = GetParam();
+      Solver gpu(pts.x, pts.y, o);
+      Result r = gpu.evaluate(pts.q);
+      r = gpu.evaluate(pts.q);  // a second evaluation on the same geometry
+      std::vector<double> sample, sx, sy;
+      for (std::size_t i : which) {
+        sample.push_back(r.potential[i]);
+        sx.push_back(r.field_x[i]);
+        sy.push_back(r.field_y[i]);
+      }
+      EXPECT_LE(error_norms(sample, ref).rel_l2, eps);
+      EXPECT_LE(testing::field_rel_l2(sx, sy, rx, ry), eps);
+      EXPECT_GT(gpu.stats().device_memory, 0u);
+      if (tree == "uniform") {
+        // The same tree: the depth the cost model chose for the GPU back end, given explicitly.
+        o.backend = "cpu";
+        o.ct = gpu.stats().ct;
+        o.level_offset = gpu.auto_choice().level_offset;
+        Solver cpu(pts.x, pts.y, o);
+        ASSERT_EQ(cpu.stats().levels, gpu.stats().levels);
+        const Result c = cpu.evaluate(pts.q);
+        EXPECT_LE(rel_diff(r.potential, c.potential), 1e-12);
+        EXPECT_LE(rel_diff(r.field_x, c.field_x), 1e-12);
+        EXPECT_LE(rel_diff(r.field_y, c.field_y), 1e-12);
+      }
+    }
   }
 }
 
-/// A budget below one leaf's needs is a RuntimeFailure that says so, never a crash.
+/// A budget below one leaf's needs (or the resident geometry's) is a RuntimeFailure that says
+/// so, never a crash.
 TEST_P(GpuBackendByName, TinyBudgetIsRuntimeFailure) {
   REQUIRE_CUDA_DEVICE();
   const std::string name = GetParam();
   Geometry g;
-  make_geometry(&g, "uniform", 5000, false, 15, 0);
+  ASSERT_TRUE(make_geometry(&g, "uniform", 5000, false, 15, 0));
   try {
     run(name, g, false, 0, 1000);
     FAIL() << "no exception for a 1000-byte budget";
@@ -258,8 +330,45 @@ TEST_P(GpuBackendByName, TinyBudgetIsRuntimeFailure) {
       RuntimeFailure);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, GpuBackendByName,
-                         ::testing::Values(std::string("indexing"), std::string("repetition")));
+INSTANTIATE_TEST_SUITE_P(Backends, GpuBackendByName, ::testing::ValuesIn(device_backends()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return identifier(info.param);
+                         });
+
+/// 'shared' with multi-leaf groups, dense one-leaf groups and unions of several tiles.
+TEST(GpuShared, EveryGroupKindIsEquivalentToReference) {
+  REQUIRE_CUDA_DEVICE();
+  struct Config {
+    std::string shape;
+    int ct, offset;
+  };
+  // CT 200 at offset -2: leaves of ~1000 targets with E1 unions of several 1024-source tiles.
+  for (const Config& c :
+       {Config{"uniform", 15, 0}, Config{"uniform", 64, 0}, Config{"uniform", 200, -2},
+        Config{"clusters", 15, 0}, Config{"clusters", 200, 0}}) {
+    SCOPED_TRACE(c.shape + ", ct " + std::to_string(c.ct) + ", offset " + std::to_string(c.offset));
+    Geometry g;
+    ASSERT_TRUE(make_geometry(&g, c.shape, 20000, false, c.ct, c.offset));
+    for (bool field : {false, true})
+      expect_equivalent(run("shared", g, field), run("cpu", g, field), field);
+  }
+}
+
+/// 'repetition-gpu' builds on the GPU exactly the records 'repetition' collects on the host and
+/// sums them with the same kernel: identical results, chunked or not.
+TEST(GpuRepetitionGpu, IdenticalToRepetition) {
+  REQUIRE_CUDA_DEVICE();
+  for (TreeKind kind : {TreeKind::Uniform, TreeKind::Adaptive}) {
+    for (std::size_t n : {std::size_t(300), std::size_t(20000)}) {
+      SCOPED_TRACE(std::string(tree_kind_name(kind)) + ", n " + std::to_string(n));
+      Geometry g;
+      ASSERT_TRUE(make_geometry(&g, "clusters", n, false, 15, 0, kind));
+      const Sums one = run("repetition-gpu", g, true);
+      expect_identical(one, run("repetition", g, true));
+      if (n < 1000) expect_identical(run("repetition-gpu", g, true, 1), one);  // one per launch
+    }
+  }
+}
 
 }  // namespace
 }  // namespace mlfma2d

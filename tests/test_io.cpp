@@ -16,58 +16,19 @@
 #include <vector>
 
 #include "mlfma2d/io.hpp"
+#include "tests/h5_writer.hpp"
 #include "tests/test_util.hpp"
 
 namespace mlfma2d {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::expect_error;
+using testing::H5Writer;
+using testing::read_file;
+using testing::same_bits;
 using testing::temp_dir;
-
-// A fresh path in the test folder (any earlier file of that name removed).
-std::string path_of(const std::string& name) {
-  const std::string p = (fs::path(temp_dir()) / name).string();
-  fs::remove_all(p);
-  return p;
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// Bit-for-bit equality, so -0.0 and NaN payloads count too.
-::testing::AssertionResult same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) {
-    return ::testing::AssertionFailure() << "sizes " << a.size() << " vs " << b.size();
-  }
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) {
-      return ::testing::AssertionFailure() << "entry " << i << ": " << a[i] << " vs " << b[i];
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
-// Runs f, expecting exception E whose message contains every one of `parts`.
-template <class E>
-void expect_error(const std::function<void()>& f, const std::vector<std::string>& parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no exception; expected one mentioning '" << parts.front() << "'";
-  } catch (const E& e) {
-    for (const auto& part : parts) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-          << "message '" << e.what() << "' lacks '" << part << "'";
-    }
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
+using testing::write_file;
 
 void expect_read_error(const std::string& path, const std::vector<std::string>& parts) {
   expect_error<IoError>([&] { read_points(path); }, parts);
@@ -111,62 +72,6 @@ std::vector<std::string> leftovers() {
   return names;
 }
 
-// --- Small HDF5 files built by hand, for the malformed cases.
-class H5Writer {
- public:
-  explicit H5Writer(const std::string& path)
-      : file_(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) {
-    lcpl_ = H5Pcreate(H5P_LINK_CREATE);
-    H5Pset_create_intermediate_group(lcpl_, 1);
-  }
-  ~H5Writer() {
-    H5Pclose(lcpl_);
-    H5Fclose(file_);
-  }
-  // A dataset of doubles with shape `dims`, stored as `file_type`.
-  void numbers(const std::string& name, const std::vector<double>& v,
-               std::vector<hsize_t> dims = {}, hid_t file_type = H5T_IEEE_F64LE) {
-    if (dims.empty()) dims = {v.size()};
-    const hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
-    const hid_t ds =
-        H5Dcreate2(file_, name.c_str(), file_type, space, lcpl_, H5P_DEFAULT, H5P_DEFAULT);
-    if (!v.empty()) H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
-    H5Dclose(ds);
-    H5Sclose(space);
-  }
-  void text(const std::string& name, std::size_t n) {
-    const hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, 8);
-    const hsize_t dims = n;
-    const hid_t space = H5Screate_simple(1, &dims, nullptr);
-    const hid_t ds = H5Dcreate2(file_, name.c_str(), type, space, lcpl_, H5P_DEFAULT, H5P_DEFAULT);
-    H5Dclose(ds);
-    H5Sclose(space);
-    H5Tclose(type);
-  }
-  // A fixed-length (not variable-length) string attribute on the root group.
-  void fixed_string_attribute(const std::string& key, const std::string& value) {
-    const hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, value.size());
-    H5Tset_strpad(type, H5T_STR_NULLPAD);
-    const hid_t space = H5Screate(H5S_SCALAR);
-    const hid_t attr = H5Acreate2(file_, key.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT);
-    H5Awrite(attr, type, value.data());
-    H5Aclose(attr);
-    H5Sclose(space);
-    H5Tclose(type);
-  }
-  void sources(std::size_t n) {
-    numbers("/sources/x", std::vector<double>(n, 0.25));
-    numbers("/sources/y", std::vector<double>(n, 0.5));
-    numbers("/sources/q", std::vector<double>(n, 1.0));
-  }
-
- private:
-  hid_t file_;
-  hid_t lcpl_;
-};
-
 // Every HDF5 file, dataset, group and attribute handle the library opened has been closed.
 void expect_no_open_hdf5_objects() {
   EXPECT_EQ(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
@@ -203,7 +108,7 @@ TEST(FormatOf, ByExtensionIgnoringCase) {
 
 TEST(RoundTrip, Hdf5PointsWithAndWithoutTargets) {
   for (bool targets : {false, true}) {
-    const std::string path = path_of("points.h5");
+    const std::string path = testing::fresh_path("points.h5");
     const PointSet p = sample_points(targets);
     write_points(path, p);
     expect_same_points(read_points(path), p);
@@ -216,7 +121,7 @@ TEST(RoundTrip, Hdf5PointsWithAndWithoutTargets) {
 }
 
 TEST(RoundTrip, CsvPoints) {
-  const std::string path = path_of("points.csv");
+  const std::string path = testing::fresh_path("points.csv");
   const PointSet p = sample_points(false);
   write_points(path, p);
   EXPECT_EQ(read_file(path).substr(0, 6), "x,y,q\n");
@@ -228,14 +133,14 @@ TEST(RoundTrip, CsvPoints) {
 }
 
 TEST(RoundTrip, CsvCannotHoldSeparateTargets) {
-  const std::string path = path_of("targets.csv");
+  const std::string path = testing::fresh_path("targets.csv");
   expect_error<InvalidInput>([&] { write_points(path, sample_points(true)); }, {path, ".h5"});
   EXPECT_FALSE(fs::exists(path));
 }
 
 TEST(RoundTrip, GeneratedPointsThroughBothFormats) {
   for (const std::string name : {"gen.h5", "gen.csv"}) {
-    const std::string path = path_of(name);
+    const std::string path = testing::fresh_path(name);
     const PointSet p = generate_points("clusters", 1000, 3);
     write_points(path, p);
     expect_same_points(read_points(path), p);
@@ -276,7 +181,7 @@ void expect_attributes(const ResultFile& got, const ResultFile& want) {
 
 TEST(RoundTrip, Hdf5Result) {
   for (bool field : {false, true}) {
-    const std::string path = path_of("result.h5");
+    const std::string path = testing::fresh_path("result.h5");
     const ResultFile r = sample_result(field);
     write_result(path, r);
     const ResultFile back = read_result(path);
@@ -293,13 +198,14 @@ TEST(RoundTrip, Hdf5Result) {
 
 TEST(RoundTrip, CsvResult) {
   for (bool field : {false, true}) {
-    const std::string path = path_of("result.csv");
+    const std::string path = testing::fresh_path("result.csv");
     const ResultFile r = sample_result(field);
     write_result(path, r);
+    // The header on the first line, no comment lines: the attributes are in the sidecar.
     const std::string text = read_file(path);
-    EXPECT_NE(text.find("# backend = indexing\n"), std::string::npos);
-    EXPECT_NE(text.find(field ? "\nx,y,potential,field_x,field_y\n" : "\nx,y,potential\n"),
-              std::string::npos);
+    EXPECT_EQ(text.rfind(field ? "x,y,potential,field_x,field_y\n" : "x,y,potential\n", 0), 0u);
+    EXPECT_EQ(text.find('#'), std::string::npos);
+    EXPECT_NE(read_file(sidecar_path(path)).find("\"backend\": \"indexing\""), std::string::npos);
     const ResultFile back = read_result(path);
     EXPECT_TRUE(same_bits(back.tx, r.tx));
     EXPECT_TRUE(same_bits(back.ty, r.ty));
@@ -313,16 +219,17 @@ TEST(RoundTrip, CsvResult) {
 TEST(RoundTrip, ResultSizesMustAgree) {
   ResultFile r = sample_result(true);
   r.field_y.pop_back();
-  expect_error<InvalidInput>([&] { write_result(path_of("bad.h5"), r); }, {"bad.h5", "field"});
+  expect_error<InvalidInput>([&] { write_result(testing::fresh_path("bad.h5"), r); },
+                             {"bad.h5", "field"});
   r = sample_result(false);
   r.tx.clear();  // CSV needs the target coordinates
-  expect_error<InvalidInput>([&] { write_result(path_of("bad.csv"), r); }, {"bad.csv"});
+  expect_error<InvalidInput>([&] { write_result(testing::fresh_path("bad.csv"), r); }, {"bad.csv"});
 }
 
 // ------------------------------------------------------------------ HDF5 input
 
 TEST(Hdf5Input, AcceptsOtherNumericTypes) {
-  const std::string path = path_of("ints.h5");
+  const std::string path = testing::fresh_path("ints.h5");
   {
     H5Writer w(path);
     w.numbers("/sources/x", {1, 2, 3}, {}, H5T_STD_I32LE);
@@ -337,7 +244,7 @@ TEST(Hdf5Input, AcceptsOtherNumericTypes) {
 }
 
 TEST(Hdf5Input, ReadsFixedLengthStringAttributes) {
-  const std::string path = path_of("fixed.h5");
+  const std::string path = testing::fresh_path("fixed.h5");
   {
     H5Writer w(path);
     w.numbers("/potential", {1.5});
@@ -351,18 +258,18 @@ TEST(Hdf5Input, ReadsFixedLengthStringAttributes) {
 }
 
 TEST(Hdf5Input, ErrorsNameFileAndDataset) {
-  const std::string missing = path_of("missing.h5");
+  const std::string missing = testing::fresh_path("missing.h5");
   expect_read_error(missing, {missing + ": no such file"});
   expect_error<IoError>([&] { read_result(missing); }, {missing});
 
-  const std::string text = path_of("text.h5");
+  const std::string text = testing::fresh_path("text.h5");
   write_file(text, "x,y,q\n1,2,3\n");
   expect_read_error(text, {text + ": not an HDF5 file"});
-  const std::string empty = path_of("empty.h5");
+  const std::string empty = testing::fresh_path("empty.h5");
   write_file(empty, "");
   expect_read_error(empty, {empty});
 
-  const std::string folder = path_of("folder.h5");
+  const std::string folder = testing::fresh_path("folder.h5");
   fs::create_directory(folder);
   expect_read_error(folder, {folder, "directory"});
 
@@ -441,7 +348,7 @@ TEST(Hdf5Input, ErrorsNameFileAndDataset) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const std::string path = path_of(c.name);
+    const std::string path = testing::fresh_path(c.name);
     {
       H5Writer w(path);
       c.build(w);
@@ -451,7 +358,7 @@ TEST(Hdf5Input, ErrorsNameFileAndDataset) {
     expect_read_error(path, words);
   }
   // read_targets judges the datasets it reads.
-  const std::string bad_targets = path_of("targetlengths.h5");
+  const std::string bad_targets = testing::fresh_path("targetlengths.h5");
   {
     H5Writer w(bad_targets);
     w.sources(3);
@@ -468,7 +375,7 @@ TEST(Hdf5Input, ErrorsNameFileAndDataset) {
 
 TEST(Hdf5Input, UnreadableFile) {
   if (::geteuid() == 0) GTEST_SKIP() << "root reads any file";
-  const std::string path = path_of("locked.h5");
+  const std::string path = testing::fresh_path("locked.h5");
   write_points(path, sample_points(false));
   fs::permissions(path, fs::perms::none);
   expect_read_error(path, {path, "cannot read"});
@@ -478,7 +385,7 @@ TEST(Hdf5Input, UnreadableFile) {
 // ------------------------------------------------------------------ CSV input
 
 TEST(CsvInput, BlankLinesCommentsCrlfWhitespaceAndColumnOrder) {
-  const std::string path = path_of("loose.csv");
+  const std::string path = testing::fresh_path("loose.csv");
   write_file(path,
              "# written by hand\r\n"
              "\r\n"
@@ -496,7 +403,7 @@ TEST(CsvInput, BlankLinesCommentsCrlfWhitespaceAndColumnOrder) {
 }
 
 TEST(CsvInput, TargetsNeedOnlyXY) {
-  const std::string path = path_of("targets.csv");
+  const std::string path = testing::fresh_path("targets.csv");
   write_file(path, "y,x\n1,2\n3,4\n");
   std::vector<double> tx, ty;
   read_targets(path, &tx, &ty);
@@ -507,7 +414,7 @@ TEST(CsvInput, TargetsNeedOnlyXY) {
 }
 
 TEST(CsvInput, ErrorsNameFileLineAndColumn) {
-  const std::string missing = path_of("missing.csv");
+  const std::string missing = testing::fresh_path("missing.csv");
   expect_read_error(missing, {missing + ": no such file"});
 
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
@@ -532,7 +439,7 @@ TEST(CsvInput, ErrorsNameFileLineAndColumn) {
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].first);
-    const std::string path = path_of("bad" + std::to_string(i) + ".csv");
+    const std::string path = testing::fresh_path("bad" + std::to_string(i) + ".csv");
     write_file(path, cases[i].first);
     std::vector<std::string> words = cases[i].second;
     words[0] = path + words[0];
@@ -540,7 +447,7 @@ TEST(CsvInput, ErrorsNameFileLineAndColumn) {
   }
 
   // An HDF5 file named .csv is caught by its content.
-  const std::string h5 = path_of("really_h5.csv");
+  const std::string h5 = testing::fresh_path("really_h5.csv");
   {
     H5Writer w(h5);
     w.sources(2);
@@ -549,7 +456,7 @@ TEST(CsvInput, ErrorsNameFileLineAndColumn) {
 }
 
 TEST(CsvInput, ResultWithOneFieldColumnIsAnError) {
-  const std::string path = path_of("halffield.csv");
+  const std::string path = testing::fresh_path("halffield.csv");
   write_file(path, "x,y,potential,field_x\n1,2,3,4\n");
   expect_error<IoError>([&] { read_result(path); }, {path, "field_y"});
 }
@@ -557,18 +464,18 @@ TEST(CsvInput, ResultWithOneFieldColumnIsAnError) {
 // ------------------------------------------------------------------ atomic writes
 
 TEST(AtomicWrite, MissingFolderLeavesNothing) {
-  const std::string path = path_of("no_such_folder") + "/x.h5";
+  const std::string path = testing::fresh_path("no_such_folder") + "/x.h5";
   expect_error<IoError>([&] { write_points(path, sample_points(false)); },
                         {"cannot write '" + path + "': No such file or directory"});
   expect_error<IoError>([&] { write_result(path, sample_result(true)); }, {path});
-  const std::string csv = path_of("no_such_folder") + "/x.csv";
+  const std::string csv = testing::fresh_path("no_such_folder") + "/x.csv";
   expect_error<IoError>([&] { write_points(csv, sample_points(false)); }, {csv});
   EXPECT_FALSE(fs::exists(fs::path(path).parent_path()));
 }
 
 TEST(AtomicWrite, DirectoryInTheWayIsLeftAlone) {
   for (const std::string name : {"dir.h5", "dir.csv"}) {
-    const std::string path = path_of(name);
+    const std::string path = testing::fresh_path(name);
     fs::create_directory(path);
     write_file(path + "/inside", "keep");
     expect_error<IoError>([&] { write_points(path, sample_points(false)); },
@@ -582,7 +489,7 @@ TEST(AtomicWrite, DirectoryInTheWayIsLeftAlone) {
 
 TEST(AtomicWrite, FailedWriteLeavesExistingFileUntouched) {
   for (const std::string name : {"keep.h5", "keep.csv"}) {
-    const std::string path = path_of(name);
+    const std::string path = testing::fresh_path(name);
     write_file(path, "old contents");
     // Fails before writing: sizes disagree.
     PointSet bad = sample_points(false);
@@ -591,7 +498,7 @@ TEST(AtomicWrite, FailedWriteLeavesExistingFileUntouched) {
     EXPECT_EQ(read_file(path), "old contents");
   }
   // Fails part-way through writing the HDF5 file: an attribute name HDF5 refuses.
-  const std::string path = path_of("keep.h5");
+  const std::string path = testing::fresh_path("keep.h5");
   write_file(path, "old contents");
   ResultFile r = sample_result(true);
   r.attributes[""] = 1.0;
@@ -602,7 +509,7 @@ TEST(AtomicWrite, FailedWriteLeavesExistingFileUntouched) {
 }
 
 TEST(AtomicWrite, ReplacesExistingFile) {
-  const std::string path = path_of("replace.csv");
+  const std::string path = testing::fresh_path("replace.csv");
   write_file(path, "old contents");
   write_points(path, sample_points(false));
   expect_same_points(read_points(path), sample_points(false));
@@ -615,7 +522,15 @@ TEST(AtomicWrite, ReplacesExistingFile) {
 bool inside(const std::string& shape, double x, double y) {
   const double dx = x - 0.5, dy = y - 0.5;
   const bool square = x >= 0 && x <= 1 && y >= 0 && y <= 1;
-  if (shape == "uniform" || shape == "clusters") return square;
+  if (shape == "uniform" || shape == "clusters" || shape == "multiscale-clusters") return square;
+  if (shape == "graded-strip") return y == 0.5 && x >= 0.05 && x <= 0.95;
+  if (shape == "graded-polygon") {  // on one of the L's six edges
+    const bool on_x = (y == 0.1 && x >= 0.1 && x <= 0.9) || (y == 0.5 && x >= 0.5 && x <= 0.9) ||
+                      (y == 0.9 && x >= 0.1 && x <= 0.5);
+    const bool on_y = (x == 0.9 && y >= 0.1 && y <= 0.5) || (x == 0.5 && y >= 0.5 && y <= 0.9) ||
+                      (x == 0.1 && y >= 0.1 && y <= 0.9);
+    return on_x || on_y;
+  }
   if (shape == "disk") return dx * dx + dy * dy <= 0.25;
   if (shape == "lshape") return square && !(x > 0.5 && y > 0.5);
   if (shape == "circle") return std::abs(std::hypot(dx, dy) - 0.5) < 1e-12;
@@ -627,8 +542,10 @@ bool inside(const std::string& shape, double x, double y) {
 }
 
 TEST(Generators, ShapesInOrder) {
-  EXPECT_EQ(point_set_shapes(), (std::vector<std::string>{"uniform", "disk", "lshape", "circle",
-                                                          "ellipse", "strips", "clusters"}));
+  EXPECT_EQ(point_set_shapes(),
+            (std::vector<std::string>{"uniform", "disk", "lshape", "circle", "ellipse", "strips",
+                                      "clusters", "graded-strip", "graded-polygon",
+                                      "multiscale-clusters"}));
 }
 
 TEST(Generators, EveryShapeInsideItsRegionAndDeterministic) {

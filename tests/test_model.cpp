@@ -1,4 +1,4 @@
-// The papers' performance model (app/model.hpp): each equation on a hand example, the quality
+// The papers' performance model (mlfma2d/model.hpp): each equation on a hand example, the quality
 // measures, the sweep CSV round trip, and the fit recovering known coefficients from synthetic
 // sweep data.
 #include <gtest/gtest.h>
@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "app/model.hpp"
 #include "mlfma2d/errors.hpp"
+#include "mlfma2d/model.hpp"
 #include "tests/test_util.hpp"
 
 namespace fs = std::filesystem;
-using namespace mlfma2d::app;
+using namespace mlfma2d::tuning;
 
 namespace {
 
@@ -210,7 +210,7 @@ TEST(Model, CsvAndCoefficientsRoundTrip) {
   const ModelFit fit = fit_model(back);
   ASSERT_TRUE(fit.speedup_fitted);
   const std::string json = (fs::path(mlfma2d::testing::temp_dir()) / "coeffs.json").string();
-  std::ofstream(json) << to_json(fit).dump(2);
+  std::ofstream(json) << model_json(fit);
   const ModelCoefficients c = read_model_coefficients(json);
   EXPECT_TRUE(c.speedup_fitted);
   EXPECT_DOUBLE_EQ(c.paper1.alpha, fit.paper1.alpha);

@@ -1,19 +1,25 @@
-// Tree and interaction-plan invariants (DESIGN.md section 2).
+// Tree and interaction-plan invariants (DESIGN.md sections 2 and 7): both trees hold every point
+// in exactly one leaf, the uniform tree is the papers', the adaptive tree follows the points, and
+// the lists U, V, W, X cover every (target, source) pair exactly once.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "solver/plan.hpp"
-#include "solver/tree.hpp"
 #include "tests/test_util.hpp"
+#include "tree/plan.hpp"
+#include "tree/tree.hpp"
 
 namespace mlfma2d {
 namespace {
 
-Tree tree_of(const PointSet& p, int ct, int offset = 0, std::string* warning = nullptr) {
-  return build_tree(p.x, p.y, p.tx, p.ty, ct, offset, warning, 2);
+Tree tree_of(const PointSet& p, int ct, int offset = 0, std::string* warning = nullptr,
+             TreeKind kind = TreeKind::Uniform) {
+  return build_tree(p.x, p.y, p.tx, p.ty, ct, offset, warning, 2, kind);
+}
+Tree adaptive_of(const PointSet& p, int ct, int offset = 0, std::string* warning = nullptr) {
+  return tree_of(p, ct, offset, warning, TreeKind::Adaptive);
 }
 
 TEST(Morton, EncodeDecodeRoundTrip) {
@@ -28,26 +34,34 @@ TEST(Morton, EncodeDecodeRoundTrip) {
   EXPECT_EQ(morton_encode(1, 1), 3u);
 }
 
-// Every point lies in exactly one leaf, inside that leaf's square, and the ranges partition the
-// tree-ordered arrays; parents and children agree; keys are strictly increasing.
+// Every point lies in exactly one leaf, inside that leaf's square, and the leaves' ranges, in
+// Morton order, partition the tree-ordered arrays; parents and children agree; keys are strictly
+// increasing; no empty box is stored.
 void expect_valid(const Tree& tree) {
-  const Level& leaf = tree.leaves();
   std::int64_t s_next = 0, t_next = 0;
-  const double s = tree.box_size(tree.levels);
-  for (std::size_t b = 0; b < leaf.size(); ++b) {
-    if (b > 0) ASSERT_LT(leaf.key[b - 1], leaf.key[b]);
-    ASSERT_EQ(leaf.src_begin[b], s_next);
-    ASSERT_EQ(leaf.tgt_begin[b], t_next);
-    ASSERT_TRUE(leaf.has_sources(b) || leaf.has_targets(b)) << "empty box stored";
-    s_next = leaf.src_end[b];
-    t_next = leaf.tgt_end[b];
-    const BoxCoord c = morton_decode(leaf.key[b]);
+  std::uint64_t last_key = 0;
+  for (std::size_t i = 0; i < tree.leaves.size(); ++i) {
+    const BoxRef r = tree.leaves[i];
+    const Level& lv = tree.at(r);
+    const std::size_t b = std::size_t(r.box);
+    ASSERT_TRUE(lv.is_leaf(b));
+    if (tree.kind == TreeKind::Uniform) ASSERT_EQ(r.level, tree.levels);
+    const std::uint64_t deep = lv.key[b] << (2 * (kMaxLevels - r.level));
+    if (i > 0) ASSERT_LT(last_key, deep) << "leaves in Morton order";
+    last_key = deep;
+    ASSERT_EQ(lv.src_begin[b], s_next);
+    ASSERT_EQ(lv.tgt_begin[b], t_next);
+    ASSERT_TRUE(lv.has_sources(b) || lv.has_targets(b)) << "empty box stored";
+    s_next = lv.src_end[b];
+    t_next = lv.tgt_end[b];
+    const double s = tree.box_size(r.level);
+    const BoxCoord c = morton_decode(lv.key[b]);
     const double x0 = tree.x0 + c.ix * s, y0 = tree.y0 + c.iy * s;
-    for (std::int64_t j = leaf.src_begin[b]; j < leaf.src_end[b]; ++j) {
-      EXPECT_GE(tree.sx[j], x0 - 1e-12 * tree.size);
-      EXPECT_LE(tree.sx[j], x0 + s + 1e-12 * tree.size);
-      EXPECT_GE(tree.sy[j], y0 - 1e-12 * tree.size);
-      EXPECT_LE(tree.sy[j], y0 + s + 1e-12 * tree.size);
+    const double slack = 1e-12 * tree.size;
+    for (std::int64_t j = lv.src_begin[b]; j < lv.src_end[b]; ++j) {
+      const bool inside = tree.sx[j] >= x0 - slack && tree.sx[j] <= x0 + s + slack &&
+                          tree.sy[j] >= y0 - slack && tree.sy[j] <= y0 + s + slack;
+      ASSERT_TRUE(inside) << "source " << j << " outside its leaf";
     }
   }
   EXPECT_EQ(std::size_t(s_next), tree.n_sources());
@@ -56,10 +70,15 @@ void expect_valid(const Tree& tree) {
   std::vector<int> seen(tree.n_sources(), 0);
   for (auto i : tree.src_index) ++seen[i];
   for (int v : seen) ASSERT_EQ(v, 1);
-  for (int l = 2; l <= tree.levels; ++l) {
+  std::size_t leaves = 0;
+  for (int l = 1; l <= tree.levels; ++l) {
     const Level& lv = tree.level[l];
-    const Level& up = tree.level[l - 1];
+    ASSERT_EQ(lv.child_begin.size(), lv.size() + 1);
     for (std::size_t b = 0; b < lv.size(); ++b) {
+      if (b > 0) ASSERT_LT(lv.key[b - 1], lv.key[b]);
+      leaves += lv.is_leaf(b) ? 1 : 0;
+      if (l == 1) continue;
+      const Level& up = tree.level[l - 1];
       const std::int32_t p = lv.parent[b];
       ASSERT_GE(p, 0);
       EXPECT_EQ(up.key[p], lv.key[b] >> 2);
@@ -67,6 +86,7 @@ void expect_valid(const Tree& tree) {
       EXPECT_LT(std::int32_t(b), up.child_begin[p + 1]);
     }
   }
+  EXPECT_EQ(leaves, tree.leaves.size());
   EXPECT_EQ(tree.level[1].size(), 1u);
 }
 
@@ -74,26 +94,37 @@ TEST(Tree, EveryPointInExactlyOneLeafOnAllShapes) {
   for (const std::string shape : point_set_shapes()) {
     SCOPED_TRACE(shape);
     const PointSet p = testing::make_points(shape, 5000);
-    for (int ct : {1, 15, 200}) expect_valid(tree_of(p, ct));
+    for (int ct : {1, 15, 200}) {
+      expect_valid(tree_of(p, ct));
+      expect_valid(adaptive_of(p, ct));
+    }
   }
 }
 
 TEST(Tree, LeafCountsAtMostCTAndTAndDReported) {
   const PointSet p = testing::make_points("uniform", 20000);
   for (int ct : {1, 4, 15, 64, 200}) {
-    const Tree tree = tree_of(p, ct);
-    std::size_t most = 0;
-    const Level& leaf = tree.leaves();
-    for (std::size_t b = 0; b < leaf.size(); ++b)
-      most = std::max<std::size_t>(most, leaf.src_end[b] - leaf.src_begin[b]);
-    EXPECT_LE(most, std::size_t(ct));
-    EXPECT_EQ(tree.t, most);
-    EXPECT_GE(tree.levels, 3);
-    EXPECT_DOUBLE_EQ(tree.mean_per_box, 20000.0 / std::pow(4.0, tree.levels - 1));
-    // L is the smallest height >= 3 that meets CT.
-    if (tree.levels > 3) {
-      const Tree shallower = tree_of(p, ct, -1);
-      EXPECT_GT(shallower.t, std::size_t(ct));
+    for (TreeKind kind : {TreeKind::Uniform, TreeKind::Adaptive}) {
+      SCOPED_TRACE(std::string(tree_kind_name(kind)) + ", ct " + std::to_string(ct));
+      const Tree tree = tree_of(p, ct, 0, nullptr, kind);
+      std::size_t most = 0;
+      for (const BoxRef& r : tree.leaves)
+        most = std::max<std::size_t>(most, std::size_t(tree.at(r).sources(r.box)));
+      EXPECT_LE(most, std::size_t(ct));
+      EXPECT_EQ(tree.t, most);
+      EXPECT_DOUBLE_EQ(tree.mean_per_box, 20000.0 / std::pow(4.0, tree.levels - 1));
+      if (kind == TreeKind::Uniform) {
+        EXPECT_GE(tree.levels, 3);
+        // L is the smallest height >= 3 that meets CT.
+        if (tree.levels > 3) EXPECT_GT(tree_of(p, ct, -1).t, std::size_t(ct));
+      } else {
+        // A box is split exactly when it holds more than CT points.
+        for (int l = 1; l <= tree.levels; ++l) {
+          const Level& lv = tree.level[l];
+          for (std::size_t b = 0; b < lv.size(); ++b)
+            EXPECT_EQ(lv.is_leaf(b), std::max(lv.sources(b), lv.targets(b)) <= ct);
+        }
+      }
     }
   }
 }
@@ -101,12 +132,70 @@ TEST(Tree, LeafCountsAtMostCTAndTAndDReported) {
 TEST(Tree, LevelOffsetPlusOneGivesFourTimesTheLeaves) {
   const PointSet p = testing::make_points("uniform", 50000);
   const Tree t0 = tree_of(p, 200), t1 = tree_of(p, 200, +1), tm = tree_of(p, 200, -1);
-  ASSERT_EQ(t0.leaves().size(), std::size_t(1) << (2 * (t0.levels - 1))) << "all boxes filled";
+  ASSERT_EQ(t0.leaves.size(), std::size_t(1) << (2 * (t0.levels - 1))) << "all boxes filled";
   EXPECT_EQ(t1.levels, t0.levels + 1);
-  EXPECT_EQ(t1.leaves().size(), 4 * t0.leaves().size());
-  EXPECT_EQ(tm.leaves().size() * 4, t0.leaves().size());
+  EXPECT_EQ(t1.leaves.size(), 4 * t0.leaves.size());
+  EXPECT_EQ(tm.leaves.size() * 4, t0.leaves.size());
   EXPECT_NEAR(t1.mean_per_box * 4, t0.mean_per_box, 1e-12);
   expect_valid(t1);
+}
+
+// On uniform points both trees give the same L and D at every offset -4..+3, and the adaptive
+// tree's leaves sit within a level of L (above it, where a box already meets CT; a few boxes
+// two levels up meet CT too: Poisson counts).
+TEST(Tree, AdaptiveMatchesUniformOnUniformPoints) {
+  const PointSet p = testing::make_points("uniform", 100000);
+  for (int offset = -4; offset <= 3; ++offset) {
+    SCOPED_TRACE("offset " + std::to_string(offset));
+    const Tree u = tree_of(p, 15, offset), a = adaptive_of(p, 15, offset);
+    expect_valid(a);
+    EXPECT_EQ(a.levels, u.levels);
+    EXPECT_EQ(a.levels_ct, u.levels_ct);
+    EXPECT_DOUBLE_EQ(a.mean_per_box, u.mean_per_box);
+    std::size_t below = 0;
+    for (const BoxRef& r : a.leaves) {
+      EXPECT_GE(r.level, a.levels - 2);
+      below += r.level == a.levels - 2 ? 1 : 0;
+    }
+    EXPECT_LE(below, a.leaves.size() / 20) << "almost all leaves at L or L - 1";
+    EXPECT_LE(a.t, 4 * u.t + 4) << "leaves one level up hold at most 4x";
+  }
+}
+
+// +i splits every leaf i more times, -i makes every leaf i levels coarser.
+TEST(Tree, AdaptiveOffsetsMoveEveryLeaf) {
+  const PointSet p = testing::make_points("graded-polygon", 20000);
+  const Tree a0 = adaptive_of(p, 15);
+  for (int offset : {-3, -1, 1, 2}) {
+    SCOPED_TRACE("offset " + std::to_string(offset));
+    const Tree a = adaptive_of(p, 15, offset);
+    expect_valid(a);
+    EXPECT_EQ(a.levels_ct, a0.levels_ct);
+    // Each new leaf relates to the old ones as the offset says: a finer leaf lies inside an old
+    // leaf exactly `offset` levels up (or at the cap / where the points end), a coarser one
+    // contains an old leaf exactly -offset levels below it.
+    std::map<std::pair<int, std::uint64_t>, bool> old;
+    for (const BoxRef& r : a0.leaves) old[{r.level, a0.at(r).key[r.box]}] = true;
+    for (const BoxRef& r : a.leaves) {
+      const std::uint64_t k = a.at(r).key[r.box];
+      if (offset > 0) {
+        bool found = false;
+        for (int up = 0; up <= offset && !found; ++up)
+          found = old.count({r.level - up, k >> (2 * up)}) > 0;
+        EXPECT_TRUE(found) << "a leaf more than " << offset << " levels below the CT leaves";
+      } else {
+        bool contains = false;
+        for (const auto& [lk, unused] : old)
+          if (lk.first == r.level - offset && (lk.second >> (-2 * offset)) == k) contains = true;
+        bool inside = false;  // or it is an old leaf's ancestor above -offset (a shallower one)
+        for (const auto& [lk, unused] : old)
+          if (lk.first >= r.level && lk.first < r.level - offset &&
+              (lk.second >> (2 * (lk.first - r.level))) == k)
+            inside = true;
+        EXPECT_TRUE(contains || inside) << "level " << r.level;
+      }
+    }
+  }
 }
 
 TEST(Tree, SeparateTargetsGetTheirOwnRanges) {
@@ -115,10 +204,12 @@ TEST(Tree, SeparateTargetsGetTheirOwnRanges) {
   p.tx = t.x;
   p.ty = t.y;
   for (auto& v : p.tx) v = 2 * v - 0.5;  // partly outside the sources' box
-  const Tree tree = tree_of(p, 15);
-  EXPECT_FALSE(tree.self);
-  EXPECT_EQ(tree.n_targets(), 2000u);
-  expect_valid(tree);
+  for (TreeKind kind : {TreeKind::Uniform, TreeKind::Adaptive}) {
+    const Tree tree = tree_of(p, 15, 0, nullptr, kind);
+    EXPECT_FALSE(tree.self);
+    EXPECT_EQ(tree.n_targets(), 2000u);
+    expect_valid(tree);
+  }
 }
 
 TEST(Tree, CoincidentPointsCapTheHeightWithAWarning) {
@@ -127,19 +218,24 @@ TEST(Tree, CoincidentPointsCapTheHeightWithAWarning) {
   p.y.assign(50, 0.75);
   p.x.push_back(0.9);
   p.y.push_back(0.1);
-  std::string warning;
-  const Tree tree = tree_of(p, 10, 0, &warning);
-  EXPECT_TRUE(tree.capped);
-  EXPECT_EQ(tree.levels, kMaxLevels);
-  EXPECT_NE(warning.find("capped"), std::string::npos) << warning;
-  expect_valid(tree);
+  for (TreeKind kind : {TreeKind::Uniform, TreeKind::Adaptive}) {
+    std::string warning;
+    const Tree tree = tree_of(p, 10, 0, &warning, kind);
+    EXPECT_TRUE(tree.capped);
+    EXPECT_EQ(tree.levels, kMaxLevels);
+    EXPECT_NE(warning.find("capped"), std::string::npos) << warning;
+    expect_valid(tree);
+    if (kind == TreeKind::Adaptive) EXPECT_LT(tree.boxes(), 4u * kMaxLevels) << "one chain";
+  }
 }
 
 TEST(Tree, BadArgumentsThrowInvalidInput) {
   const PointSet p = testing::make_points("uniform", 100);
   EXPECT_THROW(tree_of(p, 0), InvalidInput);
+  EXPECT_THROW(adaptive_of(p, 0), InvalidInput);
   EXPECT_THROW(tree_of(p, 15, -3), InvalidInput);  // L = 3 - 3 = 0: above the root
   EXPECT_THROW(tree_of(p, 15, 40), InvalidInput);
+  EXPECT_THROW(parse_tree_kind("octree"), InvalidInput);
   PointSet bad = p;
   bad.x[7] = std::nan("");
   try {
@@ -167,39 +263,59 @@ TEST(Plan, M2LOffsetsAreTheFortyOfTheInteractionList) {
   EXPECT_EQ(seen.size(), std::size_t(kM2LOffsets));
 }
 
-// Each (target leaf, source leaf) pair is covered exactly once: by the near list of the target
-// leaf, or by one M2L pair between ancestors at some level >= 3.
+// Each (target, source) pair is covered exactly once: by the near ranges of the target's leaf,
+// by one of its W boxes, or by one V box or X leaf of the leaf or one of its ancestors. Counted
+// point by point, so it also checks that ranges, boxes and lists hold what they say.
 void expect_exact_cover(const Tree& tree, const Plan& plan) {
-  const Level& leaf = tree.leaves();
-  const int L = tree.levels;
-  std::map<std::pair<std::int64_t, std::int64_t>, int> m2l;  // (level*2^32+tgt, src) -> count
-  for (int l = 3; l <= L; ++l) {
-    const M2LLevel& ml = plan.m2l[l];
-    for (std::size_t i = 0; i < ml.tgt.size(); ++i)
-      ++m2l[{(std::int64_t(l) << 32) + ml.tgt[i], ml.src[i]}];
-  }
-  for (auto& kv : m2l) ASSERT_EQ(kv.second, 1) << "duplicate M2L pair";
-  auto ancestor = [&](int l, std::int32_t b) {
-    for (int k = L; k > l; --k) b = tree.level[k].parent[b];
-    return b;
-  };
+  const NearField& nf = plan.near;
+  ASSERT_EQ(nf.leaves(), plan.near_box.size());
   std::uint64_t near_pairs = 0;
-  for (std::size_t b = 0; b < leaf.size(); ++b) {
-    if (!leaf.has_targets(b)) continue;
-    std::set<std::int32_t> near(plan.near_box.begin() + plan.near_begin[b],
-                                plan.near_box.begin() + plan.near_begin[b + 1]);
-    for (std::size_t s = 0; s < leaf.size(); ++s) {
-      if (!leaf.has_sources(s)) continue;
-      int covered = near.count(std::int32_t(s)) ? 1 : 0;
-      if (covered) near_pairs += std::uint64_t(leaf.src_end[s] - leaf.src_begin[s]) *
-                                 std::uint64_t(leaf.tgt_end[b] - leaf.tgt_begin[b]);
-      for (int l = 3; l <= L; ++l)
-        covered += m2l.count({(std::int64_t(l) << 32) + ancestor(l, std::int32_t(b)),
-                              ancestor(l, std::int32_t(s))});
-      ASSERT_EQ(covered, 1) << "leaf pair (" << b << ", " << s << ")";
+  std::size_t i = 0;  // near leaf
+  for (const BoxRef& leaf : tree.leaves) {
+    const Level& ll = tree.at(leaf);
+    if (!ll.has_targets(leaf.box)) continue;
+    ASSERT_LT(i, nf.leaves());
+    ASSERT_EQ(plan.near_box[i].level, leaf.level);
+    ASSERT_EQ(plan.near_box[i].box, leaf.box);
+    EXPECT_EQ(nf.leaf_tgt[i], ll.tgt_begin[leaf.box]);
+    EXPECT_EQ(nf.leaf_tgt[i + 1], ll.tgt_end[leaf.box]);
+    std::vector<int> count(tree.n_sources(), 0);
+    auto add = [&](BoxRef r) {
+      const Level& lv = tree.at(r);
+      ASSERT_TRUE(lv.has_sources(r.box)) << "a list entry without sources";
+      for (std::int64_t j = lv.src_begin[r.box]; j < lv.src_end[r.box]; ++j) ++count[j];
+    };
+    std::int64_t last = -1, sources = 0;
+    for (std::int64_t k = nf.range_begin[i]; k < nf.range_begin[i + 1]; ++k) {
+      const std::int64_t lo = nf.range[2 * k], hi = nf.range[2 * k + 1];
+      ASSERT_LT(last, lo) << "ranges ascend, disjoint and merged";
+      ASSERT_LT(lo, hi);
+      for (std::int64_t j = lo; j < hi; ++j) ++count[j];
+      sources += hi - lo;
+      last = hi;
     }
+    EXPECT_EQ(nf.sources[i], sources);
+    near_pairs += std::uint64_t(sources) * std::uint64_t(ll.targets(leaf.box));
+    for (std::int64_t k = plan.m2p.begin[i]; k < plan.m2p.begin[i + 1]; ++k) add(plan.m2p.box[k]);
+    for (BoxRef a = leaf; a.level >= 1; a = BoxRef{a.level - 1, tree.at(a).parent[a.box]}) {
+      const M2LLevel& v = plan.m2l[a.level];
+      for (std::size_t k = 0; k < v.tgt.size(); ++k)
+        if (v.tgt[k] == a.box) add(BoxRef{a.level, v.src[k]});
+      const BoxLists& x = plan.p2l[a.level];
+      for (std::int64_t k = x.begin[a.box]; k < x.begin[a.box + 1]; ++k) {
+        ASSERT_TRUE(tree.at(x.box[k]).is_leaf(x.box[k].box)) << "an X entry is a leaf";
+        ASSERT_LT(x.box[k].level, a.level) << "an X entry is coarser";
+        add(x.box[k]);
+      }
+      if (a.level == 1) break;
+    }
+    for (std::size_t j = 0; j < count.size(); ++j)
+      ASSERT_EQ(count[j], 1) << "target leaf (" << leaf.level << ", " << leaf.box
+                             << "), tree-ordered source " << j;
+    ++i;
   }
-  EXPECT_EQ(near_pairs, plan.near_pairs);
+  EXPECT_EQ(i, nf.leaves());
+  EXPECT_EQ(near_pairs, nf.pairs);
 }
 
 TEST(Plan, NearAndFarCoverEveryPairExactlyOnce) {
@@ -208,7 +324,10 @@ TEST(Plan, NearAndFarCoverEveryPairExactlyOnce) {
     const PointSet p = testing::make_points(shape, 600);
     for (int offset : {-1, 0, 1}) {
       const Tree tree = tree_of(p, 4, offset);
-      expect_exact_cover(tree, build_plan(tree, 2));
+      const Plan plan = build_plan(tree, 2);
+      expect_exact_cover(tree, plan);
+      EXPECT_TRUE(plan.m2p.box.empty()) << "no W lists on the uniform tree";
+      for (const BoxLists& x : plan.p2l) EXPECT_TRUE(x.box.empty()) << "no X lists";
     }
   }
   PointSet p = testing::make_points("uniform", 400);
@@ -219,12 +338,72 @@ TEST(Plan, NearAndFarCoverEveryPairExactlyOnce) {
   expect_exact_cover(tree, build_plan(tree, 2));
 }
 
+// Random adaptive trees: graded and clustered sets, separate targets, offsets, CT, threads, and
+// with or without W boxes and X leaves moved to the near field.
+TEST(Plan, AdaptiveListsCoverEveryPairExactlyOnce) {
+  int trees_with_w = 0;
+  for (const std::string shape :
+       {"uniform", "circle", "clusters", "graded-strip", "graded-polygon", "multiscale-clusters"}) {
+    for (std::uint64_t seed : {3, 4}) {
+      PointSet p = testing::make_points(shape, 700, seed);
+      if (seed == 4) {
+        const PointSet t = testing::make_points("graded-polygon", 300, seed + 10);
+        p.tx = t.x;
+        p.ty = t.y;
+      }
+      for (int ct : {1, 5, 40}) {
+        for (int offset : {-2, 0, 1}) {
+          for (std::int64_t below : {0, 8}) {
+            SCOPED_TRACE(shape + ", seed " + std::to_string(seed) + ", ct " + std::to_string(ct) +
+                         ", offset " + std::to_string(offset) + ", p2p below " +
+                         std::to_string(below));
+            if (adaptive_of(p, ct).levels_ct + offset > kMaxLevels) {
+              EXPECT_THROW(adaptive_of(p, ct, offset), InvalidInput) << "past the deepest level";
+              continue;
+            }
+            const Tree tree = adaptive_of(p, ct, offset);
+            PlanOptions o;
+            o.p2p_below = below;
+            const Plan plan = build_plan(tree, 1 + int(seed % 3), o);
+            expect_exact_cover(tree, plan);
+            trees_with_w += plan.m2p.box.empty() ? 0 : 1;
+            if (HasFailure()) return;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(trees_with_w, 50) << "the cases exercise the W lists";
+}
+
+TEST(Plan, ListsDoNotDependOnTheThreadCount) {
+  const PointSet p = testing::make_points("graded-polygon", 5000);
+  const Tree tree = adaptive_of(p, 15);
+  const Plan a = build_plan(tree, 1), b = build_plan(tree, 2);
+  EXPECT_EQ(a.near.range, b.near.range);
+  EXPECT_EQ(a.near.range_begin, b.near.range_begin);
+  EXPECT_EQ(a.m2p.begin, b.m2p.begin);
+  for (int l = 1; l <= tree.levels; ++l) {
+    EXPECT_EQ(a.p2l[l].begin, b.p2l[l].begin);
+    // Within an offset the pairs are sorted by target, each target at most once: the same set
+    // is the same sequence.
+    EXPECT_EQ(a.m2l[l].tgt, b.m2l[l].tgt);
+    EXPECT_EQ(a.m2l[l].src, b.m2l[l].src);
+  }
+}
+
 TEST(Plan, InteractionListsHaveAtMost27BoxesAndNearListsAtMost9) {
   const PointSet p = testing::make_points("uniform", 20000);
   const Tree tree = tree_of(p, 15);
   const Plan plan = build_plan(tree, 2);
-  for (std::size_t b = 0; b + 1 < plan.near_begin.size(); ++b)
-    EXPECT_LE(plan.near_begin[b + 1] - plan.near_begin[b], 9);
+  std::size_t ranges = 0;
+  for (std::size_t b = 0; b < plan.near.leaves(); ++b) {
+    EXPECT_LE(plan.near.range_begin[b + 1] - plan.near.range_begin[b], 9);
+    EXPECT_LE(plan.near.sources[b], 9 * std::int64_t(tree.t));
+    ranges += std::size_t(plan.near.range_begin[b + 1] - plan.near.range_begin[b]);
+  }
+  // Neighbours that follow one another in Morton order merge into one range.
+  EXPECT_LT(ranges, 9 * plan.near.leaves() * 3 / 4);
   for (int l = 3; l <= tree.levels; ++l) {
     std::map<std::int32_t, int> per_box;
     for (auto b : plan.m2l[l].tgt) ++per_box[b];

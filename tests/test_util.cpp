@@ -1,12 +1,18 @@
 #include "tests/test_util.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace mlfma2d::testing {
+
+namespace fs = std::filesystem;
 
 PointSet make_points(const std::string& shape, std::size_t n, std::uint64_t seed) {
   return generate_points(shape, n, seed);
@@ -29,20 +35,76 @@ double field_rel_l2(const std::vector<double>& fx, const std::vector<double>& fy
   return std::sqrt(num / den);
 }
 
+::testing::AssertionResult same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) {
+    return ::testing::AssertionFailure() << "sizes " << a.size() << " vs " << b.size();
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) {
+      return ::testing::AssertionFailure() << "entry " << i << ": " << a[i] << " vs " << b[i];
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 std::string temp_dir() {
   // Never destroyed: the exit handler below runs after the destructors of statics constructed
   // later than its registration, this one included (a use after free, found by ASan).
   static const std::string& dir = *new std::string([] {
-    auto p = std::filesystem::temp_directory_path() /
-             ("mlfma2d-test-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(p);
+    auto p = fs::temp_directory_path() / ("mlfma2d-test-" + std::to_string(::getpid()));
+    fs::create_directories(p);
     std::atexit([] {  // leave nothing behind in /tmp
       std::error_code ec;
-      std::filesystem::remove_all(temp_dir(), ec);
+      fs::remove_all(temp_dir(), ec);
     });
     return p.string();
   }());
   return dir;
+}
+
+std::string temp_path(const std::string& name) {
+  return (fs::path(temp_dir()) / name).string();
+}
+
+std::string fresh_path(const std::string& name) {
+  const std::string p = temp_path(name);
+  fs::remove_all(p);
+  return p;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+AppRun run_app(const std::string& args, const std::string& environment) {
+#ifdef MLFMA2D_APP
+  static int counter = 0;
+  const std::string stem = temp_path("run" + std::to_string(++counter));
+  const std::string command = environment + " '" + MLFMA2D_APP + "' " + args + " >'" + stem +
+                              ".out' 2>'" + stem + ".err' </dev/null";
+  const int status = std::system(command.c_str());
+  AppRun r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(stem + ".out");
+  r.err = read_file(stem + ".err");
+  return r;
+#else
+  ADD_FAILURE() << "run_app(" << args << " " << environment << "): the program is not built";
+  return {};
+#endif
+}
+
+std::string describe(const AppRun& r) {
+  return "exit " + std::to_string(r.code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
 }
 
 }  // namespace mlfma2d::testing

@@ -1,7 +1,12 @@
 #pragma once
-// Helpers shared by the tests: point sets, direct reference sums, error norms.
+// Helpers shared by the tests: point sets, direct reference sums, error norms, temporary files,
+// expected errors, and running the mlfma2d program.
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "mlfma2d/io.hpp"
@@ -22,7 +27,53 @@ void reference(const std::vector<double>& x, const std::vector<double>& y,
 double field_rel_l2(const std::vector<double>& fx, const std::vector<double>& fy,
                     const std::vector<double>& rx, const std::vector<double>& ry);
 
-/// Directory for temporary test files (created; unique per process).
+/// Bit-for-bit equality, so -0.0 and NaN payloads count too.
+::testing::AssertionResult same_bits(const std::vector<double>& a, const std::vector<double>& b);
+
+// ---- Files.
+
+/// Directory for temporary test files (created; unique per process, removed at exit).
 std::string temp_dir();
+/// `name` in the temporary directory.
+std::string temp_path(const std::string& name);
+/// `name` in the temporary directory, any earlier file or folder of that name removed.
+std::string fresh_path(const std::string& name);
+/// The whole file ("" when it cannot be read).
+std::string read_file(const std::string& path);
+/// Writes `text` to `path` as it is (binary).
+void write_file(const std::string& path, const std::string& text);
+bool contains(const std::string& text, const std::string& part);
+
+/// Runs f, expecting exception E (an mlfma2d::Error) with a one-line message containing every
+/// one of `parts`.
+template <class E>
+void expect_error(const std::function<void()>& f, const std::vector<std::string>& parts) {
+  static_assert(std::is_base_of_v<Error, E>, "library errors derive from mlfma2d::Error");
+  try {
+    f();
+    ADD_FAILURE() << "no exception; expected one mentioning '" << parts.front() << "'";
+  } catch (const E& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << "not one line: " << m;
+    for (const auto& part : parts) {
+      EXPECT_TRUE(contains(m, part)) << "'" << m << "' lacks '" << part << "'";
+    }
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what();
+  }
+}
+
+// ---- The program (MLFMA2D_APP, when it is built).
+
+/// \brief What a run of the program did.
+struct AppRun {
+  int code = -1;  ///< exit code; -1 when it did not exit (a signal)
+  std::string out, err;
+};
+/// Runs the program with `args` (shell words) and `environment` assignments ("VAR=value ...");
+/// stdin is /dev/null, stdout and stderr are captured.
+AppRun run_app(const std::string& args, const std::string& environment = "");
+/// The exit code and both streams, for failure messages.
+std::string describe(const AppRun& run);
 
 }  // namespace mlfma2d::testing

@@ -4,6 +4,7 @@
 /// Every failure throws IoError (file problems, malformed data) or InvalidInput (bad values),
 /// with a message naming the file, dataset, row and column.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,8 +15,8 @@ namespace mlfma2d {
 
 /// \brief Sources with charges, and optional separate targets.
 struct PointSet {
-  std::vector<double> x, y, q;    ///< sources and their charges (equal lengths)
-  std::vector<double> tx, ty;     ///< separate targets; both empty = targets are the sources
+  std::vector<double> x, y, q;  ///< sources and their charges (equal lengths)
+  std::vector<double> tx, ty;   ///< separate targets; both empty = targets are the sources
   bool has_targets() const { return !tx.empty() || !ty.empty(); }
 };
 
@@ -26,7 +27,9 @@ FileFormat format_of(const std::string& path);
 
 /// \brief Read sources (and targets, if present) from HDF5 (/sources/x,y,q; /targets/x,y) or
 /// CSV (header "x,y,q"; blank lines and lines starting with '#' ignored; CRLF accepted).
-/// Validates: equal lengths, at least one source, finite values.
+/// Validates: equal lengths, at least one source, finite values. The file must be a regular
+/// file (a link to one is followed): a FIFO, device or socket is refused, as it could block.
+/// HDF5 external links and external storage are refused, not followed.
 PointSet read_points(const std::string& path);
 /// \brief Read targets only: HDF5 /targets/x,y (or /sources/x,y if no /targets), or CSV "x,y"
 /// (a "q" column, if present, is ignored).
@@ -35,40 +38,104 @@ void read_targets(const std::string& path, std::vector<double>* tx, std::vector<
 /// \brief Write a point set (HDF5 or CSV by extension), atomically (temporary file + rename).
 void write_points(const std::string& path, const PointSet& points);
 
-/// \brief An attribute value for result files: a number or a string.
+/// \brief An attribute value for result files: a real number, an integer or a string.
 struct AttrValue {
   bool is_string = false;
-  double number = 0;
+  bool is_integer = false;   ///< stored as a 64-bit integer (HDF5) or a JSON integer
+  double number = 0;         ///< the value (of an integer too)
+  std::int64_t integer = 0;  ///< the value of an integer
   std::string text;
   AttrValue() = default;
-  AttrValue(double v) : number(v) {}                                          // NOLINT
-  AttrValue(const std::string& s) : is_string(true), text(s) {}               // NOLINT
-  AttrValue(const char* s) : is_string(true), text(s) {}                      // NOLINT
+  AttrValue(double v) : number(v) {}                             // NOLINT
+  AttrValue(const std::string& s) : is_string(true), text(s) {}  // NOLINT
+  AttrValue(const char* s) : is_string(true), text(s) {}         // NOLINT
+  /// An integer (a count, a flag 0/1, a level).
+  static AttrValue from_integer(std::int64_t v) {
+    AttrValue a(static_cast<double>(v));
+    a.is_integer = true;
+    a.integer = v;
+    return a;
+  }
 };
 
 /// \brief Evaluation output to write.
 struct ResultFile {
-  std::vector<double> tx, ty;                  ///< target coordinates (written to CSV only)
-  std::vector<double> potential;               ///< /potential
-  std::vector<double> field_x, field_y;        ///< /field/x, /field/y if non-empty
-  std::map<std::string, AttrValue> attributes; ///< parameters, tree figures, timings (HDF5 root
-                                               ///< attributes; CSV: "# key = value" lines)
+  std::vector<double> tx, ty;                   ///< target coordinates (/targets/x, /targets/y)
+  std::vector<double> potential;                ///< /potential
+  std::vector<double> field_x, field_y;         ///< /field/x, /field/y if non-empty
+  std::map<std::string, AttrValue> attributes;  ///< parameters, tree figures, timings (HDF5 root
+                                                ///< attributes; CSV: the JSON sidecar)
 };
 
-/// \brief Write results (HDF5 or CSV "x,y,potential[,field_x,field_y]") atomically: the data go
-/// to a temporary file in the same folder, renamed onto `path` only when complete.
+/// \brief Write results atomically, HDF5 or CSV by extension. HDF5: /targets/x, /targets/y (when
+/// given), /potential, /field/x, /field/y, each with a "description" attribute (quantity and
+/// convention), and the attributes on the root group (integers as 64-bit integers). CSV: the
+/// header "x,y,potential[,field_x,field_y]" on the first line, then one target a line (what
+/// numpy.loadtxt(f, delimiter=",", skiprows=1) and pandas.read_csv(f) load as they are); the
+/// attributes, if any, go to the JSON sidecar sidecar_path(path), written (or removed, when there
+/// are none) with the CSV.
 void write_result(const std::string& path, const ResultFile& result);
 
-/// \brief Read back /potential (and /field/x,y if present) from a result file written above.
+/// \brief Read back a result file written above: values, targets when stored, attributes (for
+/// CSV from the sidecar, or from "# key = value" lines of files written before it).
 ResultFile read_result(const std::string& path);
+
+/// \brief The JSON sidecar of a CSV result: PATH.json, {"file": NAME, "attributes": {...}}.
+std::string sidecar_path(const std::string& csv_path);
+
+/// \brief One column of a table: numbers or text, with a unit.
+struct TableColumn {
+  std::string name;
+  std::string unit;  ///< "s", "B", "pairs/s", "" (a ratio or a count)
+  bool is_text = false;
+  std::vector<double> numbers;     ///< one per row unless is_text
+  std::vector<std::string> texts;  ///< one per row if is_text
+};
+
+/// \brief A table to write: columns of equal length, and notes about it.
+struct Table {
+  std::string group;  ///< HDF5: the group holding the columns, e.g. "compare"
+  std::vector<TableColumn> columns;
+  std::vector<std::pair<std::string, std::string>> attributes;  ///< (name, text) about the table
+};
+
+/// \brief Write a table (HDF5 or CSV by extension) atomically. HDF5: one dataset per column under
+/// /GROUP (text as variable-length strings), each with a "unit" attribute, and the table's
+/// attributes on the group. CSV: the header, then one row per line (numbers with 9 significant
+/// digits, empty where not finite); the attributes are not written. Throws IoError.
+void write_table(const std::string& path, const Table& table);
+
+/// \brief Writes `path` atomically: `write(tmp)` fills a temporary file in the same folder, which
+/// is renamed onto `path` only when `write` returns. On any failure the temporary file is removed
+/// and an existing `path` is left as it was; on SIGINT, SIGTERM or SIGHUP too (a handler is
+/// installed for a signal whose action is the default: it removes the temporary files, then the
+/// signal takes its course). Throws IoError naming `path` (and whatever `write` throws).
+void write_atomically(const std::string& path,
+                      const std::function<void(const std::string& tmp)>& write);
+/// \brief The same for several files that belong together: each path gets its temporary file
+/// (tmps[i] for paths[i]); all are renamed when `write` returns.
+void write_atomically(const std::vector<std::string>& paths,
+                      const std::function<void(const std::vector<std::string>& tmps)>& write);
+/// \brief Fails (IoError naming `path`) when `path` cannot be written as an output: its folder is
+/// missing or read-only, or `path` exists and is not a regular file (a folder, a symbolic link, a
+/// FIFO, a device: replacing it would not write what its name points to, or would destroy it).
+void check_writable(const std::string& path);
+/// \brief A text file, atomically.
+void write_text_file(const std::string& path, const std::string& text);
 
 /// \brief The PEC point-set shapes generate_points knows.
 std::vector<std::string> point_set_shapes();
 
+/// \brief Bytes generate_points() needs for n points.
+std::size_t generate_points_bytes(std::size_t n);
+
 /// \brief Generate n points of a named shape with charges q uniform in [0, 1), deterministic
 /// for a seed. Shapes: "uniform" (unit square plate, the papers' case), "disk", "lshape",
 /// "circle" (contour), "ellipse" (contour), "strips" (two parallel strips), "clusters"
-/// (Gaussian clusters). Throws InvalidInput for an unknown shape (listing the valid ones) or n < 1.
+/// (Gaussian clusters), and the graded sets of conductor meshes: "graded-strip" (a strip's
+/// cross-section, cosine-spaced toward its edges), "graded-polygon" (an L-shaped contour,
+/// cosine-spaced toward its corners), "multiscale-clusters" (Gaussian clusters of widths 1e-2
+/// down to 1e-8). Throws InvalidInput for an unknown shape (listing the valid ones) or n < 1.
 PointSet generate_points(const std::string& shape, std::size_t n, std::uint64_t seed = 1);
 
 }  // namespace mlfma2d

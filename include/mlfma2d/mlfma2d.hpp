@@ -22,23 +22,43 @@ namespace mlfma2d {
 /// \brief Library version, "major.minor.patch".
 const char* version();
 
+/// \brief Options::ct for "choose it by the cost model".
+constexpr int kAutoCapacity = 0;
+/// \brief The papers' clustering threshold: Options::ct when a level offset is given without ct.
+constexpr int kPapersCapacity = 15;
+
 /// \brief Solver settings. Every field has a sensible default.
 struct Options {
-  int ct = 15;               ///< clustering threshold: most points in a last-level box (>= 1)
-  int level_offset = 0;      ///< change of the tree height after CT fixed it (the CLI's --levels +-i)
-  double eps = 1e-6;         ///< target relative L2 error vs direct summation, 0 < eps < 1
-  int terms = 0;             ///< expansion terms p; 0 derives p from eps
-  std::string backend = "cpu";  ///< near-field back end name (see near_field_backends())
-  int threads = 0;           ///< OpenMP threads; 0 = the OpenMP default
-  bool field = false;        ///< also compute the field E = -grad phi
+  /// The tree: "adaptive" (a box is split while it holds more than ct points; leaves on any
+  /// level) or "uniform" (the papers' Wang-style tree: every leaf on the last level L).
+  std::string tree = "adaptive";
+  /// Leaf capacity CT: most points in a leaf box (>= 1). 0 ("auto", the default): chosen by the
+  /// cost model for this machine and back end when level_offset is 0, else the papers' 15.
+  int ct = kAutoCapacity;
+  /// Moves the leaves after CT placed them: +i = i levels finer, -i = i levels coarser (the
+  /// CLI's --levels +-i; on the uniform tree the change of its height L).
+  int level_offset = 0;
+  double eps = 1e-6;             ///< target relative L2 error vs direct summation, 0 < eps < 1
+  int terms = 0;                 ///< expansion terms p; 0 derives p from eps
+  /// Near-field back end (see near_field_backends()), or "auto" (the default): the fastest
+  /// available here, the GPU back end when a device is found, else cpu.
+  std::string backend = "auto";
+  int threads = 0;              ///< OpenMP threads; 0 = the OpenMP default
+  bool field = false;           ///< also compute the field E = -grad phi
   std::size_t gpu_memory = 0;  ///< device-memory budget in bytes for GPU back ends; 0 = free memory
   std::size_t chunk_targets = 0;  ///< GPU back ends: at most this many targets per chunk; 0 = auto
+  /// ct auto: the file caching the cost model's constants per machine ("" = the default place,
+  /// $XDG_CACHE_HOME/mlfma2d; "none" = no cache, calibrate every time).
+  std::string calibration_cache;
+  bool recalibrate = false;  ///< ct auto: measure the constants anew even if the cache has them
 };
 
 /// \brief Wall-clock seconds of each phase of the last evaluation (0 where a phase did not run).
 struct Timings {
   double tree = 0, plan = 0, setup = 0;  ///< geometry set-up (tree, plan, back-end set-up)
+  double choose = 0;  ///< ct auto: the cost model (its calibration when not cached, candidates)
   double p2m = 0, m2m = 0, m2l = 0, l2l = 0, l2p = 0;  ///< far field, by operator
+  double p2l = 0, m2p = 0;  ///< the adaptive tree's X (P2L) and W (M2P) lists
   double near_collect = 0, near_transfer = 0, near_kernel = 0, near_return = 0;  ///< P2P phases
   double near = 0;   ///< P2P wall time, all phases
   double far = 0;    ///< far field wall time, all operators
@@ -49,20 +69,54 @@ struct Timings {
 struct TreeStats {
   std::size_t n_sources = 0, n_targets = 0;
   bool self = true;            ///< targets are the sources
-  int levels = 0;              ///< tree height L used (level 1 = root)
+  std::string tree;            ///< "adaptive" or "uniform"
+  int levels = 0;              ///< tree height L used (level 1 = root): the deepest leaf's level
   int levels_ct = 0;           ///< L fixed by CT, before level_offset
   bool levels_capped = false;  ///< CT could not be met: L hit the deepest supported level
   int ct = 0;
-  std::size_t t = 0;           ///< most points (sources or targets) in a last-level box
-  double D = 0;                ///< mean points per last-level box: N / 4^(L-1)
-  std::size_t leaf_boxes = 0;  ///< non-empty last-level boxes
-  std::size_t boxes = 0;       ///< non-empty boxes, all levels
+  std::size_t t = 0;             ///< most points (sources or targets) in a leaf box
+  double D = 0;                  ///< N / 4^(L-1): mean points per last-level box of a full tree
+  std::size_t leaf_boxes = 0;    ///< non-empty leaf boxes (all on level L on the uniform tree)
+  std::size_t boxes = 0;         ///< non-empty boxes, all levels
   std::uint64_t near_pairs = 0;  ///< (target, source) pairs evaluated in the near field
   std::uint64_t m2l_pairs = 0;   ///< M2L translations, all levels
+  std::uint64_t m2p_terms = 0;   ///< targets x boxes of the W lists (M2P; adaptive tree)
+  std::uint64_t p2l_terms = 0;   ///< sources x boxes of the X lists (P2L; adaptive tree)
   double far_flops = 0;          ///< floating-point operations of one far-field evaluation
-  int terms = 0;               ///< expansion terms p
-  double box_size = 0;         ///< side of the root box
+  int terms = 0;                 ///< expansion terms p
+  double box_size = 0;           ///< side of the root box (in the coordinates the tree uses)
+  /// Sources merged into another at the same position (their charges summed): n_sources minus
+  /// the distinct source positions. 0 when all are distinct.
+  std::size_t merged_sources = 0;
+  /// The tree works on the caller's coordinates divided by this power of two (1 unless their
+  /// extent would overflow r^2, about 1e154); results are exact for any extent doubles hold.
+  double coordinate_scale = 1;
+  /// Relative accuracy this evaluation can attain when it is worse than the eps asked (eps
+  /// below what double arithmetic attains); 0 when eps is met.
+  double accuracy_floor = 0;
   std::size_t device_memory = 0;  ///< peak device bytes of the near-field back end (0 on the CPU)
+};
+
+/// \brief One leaf capacity (or, on the uniform tree, level offset) the cost model considered.
+struct CapacityCandidate {
+  int ct = 0, level_offset = 0, levels = 0;
+  std::size_t leaf_boxes = 0;
+  std::uint64_t near_pairs = 0, m2l_pairs = 0;
+  double far = 0, near = 0, total = 0;  ///< predicted seconds per evaluation
+};
+
+/// \brief What the Solver chose by itself (Options::ct and Options::backend "auto"), and why.
+struct AutoChoice {
+  bool backend_chosen = false;  ///< backend was "auto"
+  bool ct_chosen = false;       ///< ct (the uniform tree: its level offset) chosen by the model
+  std::string backend;          ///< the back end used
+  int ct = 0, level_offset = 0;  ///< used
+  double predicted_seconds = 0;  ///< the model's time per evaluation for the choice
+  double choose_seconds = 0;     ///< choosing: the candidates' trees and plans
+  double calibration_seconds = 0;  ///< measuring the constants now (0: from the cache)
+  std::string calibration;       ///< where the constants came from (cache file, or measured)
+  std::vector<CapacityCandidate> candidates;  ///< in the order considered
+  std::string reason;            ///< one sentence for reports
 };
 
 /// \brief Output of one evaluation, in the caller's target order.
@@ -95,9 +149,12 @@ class Solver {
   const Timings& timings() const;
   /// Human-readable notes about the geometry (e.g. "L capped at 30: CT cannot be met").
   const std::vector<std::string>& warnings() const;
+  /// What was chosen automatically (backend, ct) and why.
+  const AutoChoice& auto_choice() const;
 
  private:
   struct Impl;
+  Impl& impl() const;  ///< throws InvalidInput on a moved-from Solver
   std::unique_ptr<Impl> impl_;
 };
 
@@ -112,6 +169,17 @@ constexpr int kMaxLevels = 30;
 std::vector<std::string> near_field_backends();
 /// \brief Whether back end `name` can run here; if not, `why` says why.
 bool near_field_backend_available(const std::string& name, std::string* why = nullptr);
+
+/// \brief A near-field back end as the registry describes it.
+struct BackendInfo {
+  std::string name;
+  std::string summary;          ///< one line: what it is
+  bool runs_on_device = false;  ///< a GPU back end (runs overlapped with the CPU far field)
+  bool available = false;       ///< it can run here
+  std::string why;              ///< why not, when not available
+};
+/// \brief Every back end this build knows, in the registry's order, with its availability here.
+std::vector<BackendInfo> near_field_backend_info();
 
 /// \brief Direct O(N M) summation (OpenMP), the reference for accuracy.
 /// Evaluates at the targets listed in `which` (indices into tx/ty), or at all targets when

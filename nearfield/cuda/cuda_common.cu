@@ -1,18 +1,18 @@
 // CUDA runtime helpers: checked calls, device queries, RAII buffers, streams and event timers.
 #include <cuda_runtime.h>
 
+#include <mutex>
 #include <string>
 #include <utility>
 
 #include "mlfma2d/errors.hpp"
-#include "nearfield/backend.hpp"
 #include "nearfield/cuda/cuda_common.hpp"
 
 namespace mlfma2d {
 
-// Declared in nearfield/backend.hpp. With the static CUDA runtime, a missing driver library
-// (libcuda.so) is reported by cudaGetDeviceCount as an error code, not a crash: say so and
-// return 0.
+// Declared where it is used (nearfield/registry.cpp). With the static CUDA runtime, a missing
+// driver library (libcuda.so) is reported by cudaGetDeviceCount as an error code, not a crash: say
+// so and return 0.
 int cuda_device_count(std::string* why) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
@@ -52,6 +52,18 @@ void check_launch(const char* kernel, const char* file, int line) {
   }
 }
 
+void start_runtime() {
+  static std::once_flag once;
+  static cudaError_t status = cudaSuccess;
+  std::call_once(once, [] {
+    // Before the context exists: later it cannot be changed (and need not be: then it is ours).
+    const cudaError_t flags = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+    if (flags != cudaSuccess) cudaGetLastError();
+    status = cudaFree(nullptr);  // creates the context
+  });
+  MLFMA2D_CUDA_CHECK(status);
+}
+
 void device_memory(std::size_t* free_bytes, std::size_t* total_bytes) {
   std::size_t f = 0, t = 0;
   MLFMA2D_CUDA_CHECK(cudaMemGetInfo(&f, &t));
@@ -68,40 +80,24 @@ std::string device_name() {
          std::to_string(prop.minor) + ")";
 }
 
-// --- DeviceBuffer
-DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-  if (bytes > 0) MLFMA2D_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
-}
-DeviceBuffer::~DeviceBuffer() {
-  if (ptr_) cudaFree(ptr_);  // destructors must not throw; an error here is sticky anyway
-}
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept
-    : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
-  if (this != &o) {
-    if (ptr_) cudaFree(ptr_);
-    ptr_ = std::exchange(o.ptr_, nullptr);
-    bytes_ = std::exchange(o.bytes_, 0);
+// --- Buffers
+void* allocate(Memory memory, std::size_t bytes) {
+  void* ptr = nullptr;
+  if (memory == Memory::Device) {
+    MLFMA2D_CUDA_CHECK(cudaMalloc(&ptr, bytes));
+  } else {
+    MLFMA2D_CUDA_CHECK(cudaMallocHost(&ptr, bytes));
   }
-  return *this;
+  return ptr;
 }
 
-// --- PinnedBuffer
-PinnedBuffer::PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
-  if (bytes > 0) MLFMA2D_CUDA_CHECK(cudaMallocHost(&ptr_, bytes));
-}
-PinnedBuffer::~PinnedBuffer() {
-  if (ptr_) cudaFreeHost(ptr_);
-}
-PinnedBuffer::PinnedBuffer(PinnedBuffer&& o) noexcept
-    : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
-  if (this != &o) {
-    if (ptr_) cudaFreeHost(ptr_);
-    ptr_ = std::exchange(o.ptr_, nullptr);
-    bytes_ = std::exchange(o.bytes_, 0);
+void release(Memory memory, void* ptr) noexcept {
+  if (!ptr) return;  // an error here is sticky anyway: nothing to report
+  if (memory == Memory::Device) {
+    cudaFree(ptr);
+  } else {
+    cudaFreeHost(ptr);
   }
-  return *this;
 }
 
 // --- Stream

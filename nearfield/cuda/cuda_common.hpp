@@ -6,6 +6,11 @@
 #include <cstddef>
 #include <string>
 
+namespace mlfma2d {
+/// Number of CUDA devices visible (0 if none or the driver is missing); `why` gets the reason.
+int cuda_device_count(std::string* why);
+}  // namespace mlfma2d
+
 namespace mlfma2d::cuda {
 
 /// Throws CudaError("<call> failed: <cudaErrorName>: <message> (<file>:<line>)") unless code is
@@ -16,22 +21,49 @@ void check_cuda(int code, const char* call, const char* file, int line);
 #define MLFMA2D_CUDA_CHECK(call) \
   ::mlfma2d::cuda::check_cuda(static_cast<int>(call), #call, __FILE__, __LINE__)
 
+/// Starts the CUDA runtime on the current device (the context, the first use's cost) with
+/// blocking synchronisation: a thread waiting on the device sleeps instead of spinning on a core
+/// the CPU far field needs. Idempotent; thread-safe.
+void start_runtime();
+
 /// Free and total memory of the current device, bytes.
 void device_memory(std::size_t* free_bytes, std::size_t* total_bytes);
 
 /// "NVIDIA H100 80GB HBM3 (sm_90)" for the current device.
 std::string device_name();
 
-/// \brief An owned device allocation (cudaMalloc), freed on destruction; move-only.
-class DeviceBuffer {
+/// Where a Buffer lives: device memory (cudaMalloc), or page-locked host memory
+/// (cudaMallocHost), from which host-to-device copies run at full speed (52.8 GB/s vs 6.6 GB/s
+/// pageable on the H100 host).
+enum class Memory { Device, Pinned };
+/// Allocates `bytes` of that memory (checked: CudaError on failure); releases it (never throws).
+void* allocate(Memory memory, std::size_t bytes);
+void release(Memory memory, void* ptr) noexcept;
+
+/// \brief An owned allocation, freed on destruction; move-only.
+template <Memory kMemory>
+class Buffer {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes);
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& other) noexcept;
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  Buffer() = default;
+  explicit Buffer(std::size_t bytes)
+      : ptr_(bytes > 0 ? allocate(kMemory, bytes) : nullptr), bytes_(bytes) {}
+  ~Buffer() { release(kMemory, ptr_); }
+  Buffer(Buffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
+    o.ptr_ = nullptr;
+    o.bytes_ = 0;
+  }
+  Buffer& operator=(Buffer&& o) noexcept {
+    if (this != &o) {
+      release(kMemory, ptr_);
+      ptr_ = o.ptr_;
+      bytes_ = o.bytes_;
+      o.ptr_ = nullptr;
+      o.bytes_ = 0;
+    }
+    return *this;
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
 
   template <class T>
   T* as() const {
@@ -43,29 +75,8 @@ class DeviceBuffer {
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
-
-/// \brief An owned page-locked host allocation (cudaMallocHost): host-to-device copies from it
-/// run at full PCIe/NVLink speed (52.8 GB/s vs 6.6 GB/s pageable on the H100 host).
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t bytes);
-  ~PinnedBuffer();
-  PinnedBuffer(PinnedBuffer&& other) noexcept;
-  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
-  }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
+using DeviceBuffer = Buffer<Memory::Device>;
+using PinnedBuffer = Buffer<Memory::Pinned>;
 
 /// \brief An owned CUDA stream (non-blocking w.r.t. the legacy default stream).
 class Stream {

@@ -1,0 +1,237 @@
+#include "app/inputs.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <ostream>
+#include <random>
+#include <unordered_set>
+
+#include "mlfma2d/text.hpp"
+#include "mlfma2d/tuning.hpp"
+
+#ifndef MLFMA2D_DATA_DIR
+#define MLFMA2D_DATA_DIR ""
+#endif
+#ifndef MLFMA2D_INSTALL_DATA_DIR
+#define MLFMA2D_INSTALL_DATA_DIR ""
+#endif
+
+namespace mlfma2d::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Direct summation at every target up to this many pairs; beyond it a sample (--verify).
+constexpr double kVerifyAllPairs = 4e8;
+constexpr std::size_t kVerifyDefaultSample = 1000;
+
+// m distinct indices of [0, n), sorted; Floyd's algorithm keeps memory O(m) for huge n.
+std::vector<std::size_t> sample_indices(std::size_t n, std::size_t m, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::unordered_set<std::size_t> chosen;
+  chosen.reserve(2 * m);
+  for (std::size_t j = n - m; j < n; ++j) {
+    const std::size_t pick = std::uniform_int_distribution<std::size_t>(0, j)(rng);
+    if (!chosen.insert(pick).second) chosen.insert(j);
+  }
+  std::vector<std::size_t> out(chosen.begin(), chosen.end());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<double> gather(const std::vector<double>& values, const std::vector<std::size_t>& at) {
+  if (at.empty()) return values;
+  std::vector<double> out(at.size());
+  for (std::size_t i = 0; i < at.size(); ++i) out[i] = values[at[i]];
+  return out;
+}
+
+}  // namespace
+
+std::string find_bundled_data_set() {
+  // The environment first; then an installed program's own data (beside it, so that a relocated
+  // install finds its data too, then where it was installed); the source tree's data last.
+  std::vector<fs::path> folders;
+  if (const char* env = std::getenv("MLFMA2D_DATA_DIR"); env && *env) folders.emplace_back(env);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) folders.push_back(exe.parent_path().parent_path() / "share" / "mlfma2d" / "data");
+  if (*MLFMA2D_INSTALL_DATA_DIR) folders.emplace_back(MLFMA2D_INSTALL_DATA_DIR);
+  if (*MLFMA2D_DATA_DIR) folders.emplace_back(MLFMA2D_DATA_DIR);
+  std::vector<std::string> searched;
+  for (const fs::path& folder : folders) {
+    const fs::path candidate = folder / kBundledDataSet;
+    if (fs::is_regular_file(candidate, ec)) return candidate.string();
+    searched.push_back(folder.string());
+  }
+  throw IoError(std::string("no --input given and the bundled data set ") + kBundledDataSet +
+                " was not found (searched: " + join(searched, ", ") +
+                "); pass --input FILE or set MLFMA2D_DATA_DIR");
+}
+
+std::string data_search_text() {
+  return std::string("$MLFMA2D_DATA_DIR, ../share/mlfma2d/data beside the program, ") +
+         MLFMA2D_INSTALL_DATA_DIR + " and " + MLFMA2D_DATA_DIR + ", in this order";
+}
+
+LoadedInput resolve_input(const std::string& input, const std::string& targets, bool quiet,
+                          std::ostream& err) {
+  LoadedInput in;
+  in.input = input;
+  if (in.input.empty()) {
+    in.input = find_bundled_data_set();
+    if (!quiet) err << "no --input: using bundled data set " << in.input << "\n";
+  }
+  in.targets_input = targets;
+  return in;
+}
+
+void read_input(LoadedInput* in, const Progress& progress) {
+  {
+    const auto step = progress.step("reading " + in->input);
+    in->points = read_points(in->input);
+  }
+  if (!in->targets_input.empty()) {
+    const auto step = progress.step("reading targets " + in->targets_input);
+    in->points.tx.clear();
+    in->points.ty.clear();
+    read_targets(in->targets_input, &in->points.tx, &in->points.ty);
+  } else if (in->points.has_targets()) {
+    in->targets_input = in->input + " (/targets)";
+  }
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec) && !ec) return true;  // also catches hard and symbolic links
+  const fs::path ca = fs::weakly_canonical(a, ec);
+  if (ec) return false;
+  const fs::path cb = fs::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
+
+void check_not_an_input(const std::string& option, const std::string& output,
+                        const LoadedInput& in) {
+  if (same_file(output, in.input)) {
+    throw InvalidInput("--" + option + ": '" + output + "' is the input file; choose another name");
+  }
+  if (!in.targets_input.empty() && same_file(output, in.targets_input)) {
+    throw InvalidInput("--" + option + ": '" + output +
+                       "' is the --targets file; choose another name");
+  }
+}
+
+Reference direct_reference(const LoadedInput& in, bool field, long long verify_sample,
+                           std::uint64_t seed, int threads) {
+  const std::size_t nt = in.tx().size();
+  const double pairs = static_cast<double>(in.points.x.size()) * static_cast<double>(nt);
+  std::size_t m = nt;
+  if (verify_sample > 0) {
+    m = std::min<std::size_t>(nt, static_cast<std::size_t>(verify_sample));
+  } else if (verify_sample < 0 && pairs > kVerifyAllPairs) {
+    m = std::min(nt, kVerifyDefaultSample);
+  }
+  Reference r;
+  r.sampled = m < nt;
+  r.n_checked = m;
+  r.field = field;
+  if (r.sampled) r.which = sample_indices(nt, m, seed);
+  const auto start = std::chrono::steady_clock::now();
+  direct_sum(in.points.x, in.points.y, in.points.q, in.tx(), in.ty(), r.which, &r.phi,
+             field ? &r.fx : nullptr, field ? &r.fy : nullptr, threads);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+Verification verify(const Reference& ref, const Result& result, double eps, bool from_eps,
+                    double accuracy_floor) {
+  Verification v;
+  v.done = true;
+  v.sampled = ref.sampled;
+  v.n_checked = ref.n_checked;
+  v.direct_seconds = ref.seconds;
+  const ErrorNorms e = error_norms(gather(result.potential, ref.which), ref.phi);
+  v.rel_l2 = e.rel_l2;
+  v.max_abs = e.max_abs;
+  if (ref.field) {
+    const std::vector<double> ex = gather(result.field_x, ref.which);
+    const std::vector<double> ey = gather(result.field_y, ref.which);
+    double num = 0, den = 0, worst = 0;
+    for (std::size_t i = 0; i < ex.size(); ++i) {
+      const double dx = ex[i] - ref.fx[i], dy = ey[i] - ref.fy[i];
+      num += dx * dx + dy * dy;
+      den += ref.fx[i] * ref.fx[i] + ref.fy[i] * ref.fy[i];
+      worst = std::max(worst, std::hypot(dx, dy));
+    }
+    v.has_field = true;
+    v.field_rel_l2 = den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
+    v.field_max_abs = worst;
+  }
+  // The contract: the relative errors of the potential and of the field are at most eps, or the
+  // accuracy floor of the geometry when that is larger. With --terms there is no eps to meet.
+  v.tolerance = from_eps ? std::max(eps, accuracy_floor) : INFINITY;
+  const char* bound = accuracy_floor > eps ? "the accuracy floor of this geometry" : "eps";
+  auto judge = [&](const char* what, double error) {
+    if (!v.passed) return;
+    if (!std::isfinite(error)) {
+      v.passed = false;
+      v.failure = format("the %s's relative L2 error against direct summation is not finite", what);
+    } else if (error > v.tolerance) {
+      v.passed = false;
+      v.failure =
+          format("the %s's relative L2 error against direct summation, %.3e, is above %s, %.3g",
+                 what, error, bound, v.tolerance);
+    }
+  };
+  judge("potential", v.rel_l2);
+  if (v.has_field) judge("field", v.field_rel_l2);
+  return v;
+}
+
+NonFinite count_non_finite(const Result& result) {
+  NonFinite n;
+  for (double v : result.potential) n.potential += !std::isfinite(v);
+  for (const std::vector<double>* f : {&result.field_x, &result.field_y}) {
+    for (double v : *f) n.field += !std::isfinite(v);
+  }
+  return n;
+}
+
+std::string NonFinite::text(const Result& result) const {
+  std::string out = format("%zu of %zu potentials", potential, result.potential.size());
+  if (!result.field_x.empty()) {
+    out += format(" and %zu of %zu field components", field, 2 * result.field_x.size());
+  }
+  return out + " are not finite (inf or NaN)";
+}
+
+void check_memory(const std::string& what, double bytes) {
+  const tuning::HostMemory m = tuning::host_memory();
+  // The tighter of the machine's free memory and this process's address-space limit.
+  std::size_t available = m.available;
+  const char* which = "MemAvailable";
+  if (m.address_space_left > 0 && (available == 0 || m.address_space_left < available)) {
+    available = m.address_space_left;
+    which = "under the address-space limit, ulimit -v";
+  }
+  if (available == 0 || bytes <= double(available)) return;
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  throw RuntimeFailure(
+      format("%s needs about %.2f GiB of memory; %.2f GiB are available (%s): "
+             "refused before starting",
+             what.c_str(), bytes / gib, double(available) / gib, which));
+}
+
+double evaluation_bytes(std::size_t sources, std::size_t targets, std::size_t boxes, int terms) {
+  return 180.0 * double(sources + targets) + 50.0 * double(boxes) * double(terms);
+}
+
+}  // namespace mlfma2d::app

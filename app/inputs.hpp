@@ -1,0 +1,102 @@
+#pragma once
+/// \file inputs.hpp
+/// Where the points of a run come from, and where its outputs may go: the input files (or the
+/// bundled data set), checks of an output path before the work, and the direct-summation
+/// reference of --verify (computed once, compared with any number of results).
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "app/progress.hpp"
+#include "mlfma2d/io.hpp"
+#include "mlfma2d/mlfma2d.hpp"
+
+namespace mlfma2d::app {
+
+/// \brief The bundled default data set's file name.
+constexpr const char* kBundledDataSet = "plate_n20000.h5";
+/// Path of the bundled data set; throws IoError listing the places searched when not found.
+std::string find_bundled_data_set();
+/// Where it is looked for, in order, as --help says it.
+std::string data_search_text();
+
+/// \brief The points of a run and where they came from.
+struct LoadedInput {
+  PointSet points;
+  std::string input;          ///< as given, or the bundled data set's path
+  std::string targets_input;  ///< separate targets' origin, empty when none
+  bool self() const { return !points.has_targets(); }
+  const std::vector<double>& tx() const { return self() ? points.x : points.tx; }
+  const std::vector<double>& ty() const { return self() ? points.y : points.ty; }
+};
+
+/// Where the points come from: `input` (empty: the bundled data set, announced on `err` unless
+/// quiet) and the separate `targets` file if given. Reads nothing, so outputs can be checked
+/// against the inputs first.
+LoadedInput resolve_input(const std::string& input, const std::string& targets, bool quiet,
+                          std::ostream& err);
+/// Reads the points named by resolve_input.
+void read_input(LoadedInput* in, const Progress& progress);
+
+/// Whether two paths name the same file (links included).
+bool same_file(const std::string& a, const std::string& b);
+/// Refuses (InvalidInput) an output file that is the input or the targets file.
+void check_not_an_input(const std::string& option, const std::string& output,
+                        const LoadedInput& in);
+
+/// \brief Direct summation at the targets --verify checks: all of them when N_sources *
+/// N_targets <= 4e8 (or --verify-sample 0), else a random sample (1000, or --verify-sample M).
+struct Reference {
+  std::vector<std::size_t> which;  ///< sampled target indices; empty = all targets
+  bool sampled = false;
+  std::size_t n_checked = 0;
+  bool field = false;
+  std::vector<double> phi, fx, fy;
+  double seconds = 0;
+};
+Reference direct_reference(const LoadedInput& in, bool field, long long verify_sample,
+                           std::uint64_t seed, int threads);
+
+/// \brief Accuracy of one run against direct summation.
+struct Verification {
+  bool done = false;
+  bool sampled = false;       ///< checked at a random sample of targets, not all
+  std::size_t n_checked = 0;  ///< targets compared
+  double rel_l2 = 0;          ///< potential: relative L2 error
+  double max_abs = 0;         ///< potential: largest absolute error
+  bool has_field = false;     ///< the field was computed and compared
+  double field_rel_l2 = 0;    ///< field: relative L2 error over the 2-vector (E_x, E_y)
+  double field_max_abs = 0;   ///< field: largest |E - E_ref| (Euclidean)
+  double direct_seconds = 0;  ///< wall time of the reference direct sum
+  /// What the errors must not exceed: max(eps, the geometry's accuracy floor) when p came from
+  /// eps; infinity with --terms (then only a non-finite error fails).
+  double tolerance = 0;
+  bool passed = true;   ///< errors finite and within the tolerance
+  std::string failure;  ///< why not, one sentence
+};
+/// Errors of `result` (caller order, all targets) against the reference, judged against eps
+/// (when the expansion terms came from it: `from_eps`) or the accuracy floor, if larger.
+Verification verify(const Reference& reference, const Result& result, double eps, bool from_eps,
+                    double accuracy_floor);
+
+/// \brief Values of a result that are not finite (inf or NaN).
+struct NonFinite {
+  std::size_t potential = 0, field = 0;  ///< of the potentials, of the field components
+  std::size_t total() const { return potential + field; }
+  /// "3 of 2000 potentials and 0 of 4000 field components are not finite (inf or NaN)"
+  std::string text(const Result& result) const;
+};
+NonFinite count_non_finite(const Result& result);
+
+/// Fails (RuntimeFailure: exit 4) before `what` when it would need more than the memory this
+/// machine has available (MemAvailable, or less under ulimit -v), saying the estimate; does
+/// nothing when that is unknown.
+void check_memory(const std::string& what, double bytes);
+/// Bytes an evaluation needs beyond the points: a first estimate from the points alone (`boxes`
+/// = 0, before the tree), or with the tree's boxes and the expansion terms (measured on uniform
+/// plates, N = 1e6: about 180 bytes per source and target and 50 per box and term).
+double evaluation_bytes(std::size_t sources, std::size_t targets, std::size_t boxes, int terms);
+
+}  // namespace mlfma2d::app

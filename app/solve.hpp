@@ -1,0 +1,45 @@
+#pragma once
+/// \file solve.hpp
+/// `mlfma2d solve`: charges, fields and the capacitance matrix of 2D conductors held at given
+/// potentials (include/mlfma2d/electrostatics.hpp, docs/solve.md); and the contour geometries of
+/// `mlfma2d generate` (app/generate.cpp calls these). Parsing touches no file and runs nothing.
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "app/cli.hpp"
+#include "mlfma2d/electrostatics.hpp"
+
+namespace mlfma2d::app {
+
+/// \brief `mlfma2d solve ...`
+struct SolveArgs {
+  std::string input;    ///< contour file (HDF5), required
+  std::string targets;  ///< points for potential and field, empty when none
+  std::string output;   ///< solution file (HDF5), empty when none
+  ElectrostaticOptions options;
+  bool potentials_given = false;  ///< --potentials (else the file's, else the default)
+  bool eps_r_given = false;       ///< --eps-r (else the file's attribute, else 1)
+  bool json = false;              ///< --report json
+  bool quiet = false;
+};
+
+/// The solve command (its row in command_rows()): the report on stdout (text, or one JSON
+/// object), progress on stderr.
+CommandRow solve_command();
+
+// ---- generate: the contour shapes
+
+/// Whether `shape` is one of contour_shapes() (generate writes a contour file for it).
+bool is_contour_shape(const std::string& shape);
+/// "a=1e-3,b=3e-3" (metres) into the shape parameters; unknown keys and bad values are refused
+/// naming --params.
+ContourShape contour_params(const std::string& text, std::size_t vertices);
+/// Writes the contour file of a named shape; "wrote ..." on `out` unless quiet.
+int run_generate_contours(const std::string& shape, const ContourShape& params,
+                          const std::string& output, bool quiet, std::ostream& out);
+/// The contour shapes' lines for generate --help.
+std::string contour_shapes_help();
+
+}  // namespace mlfma2d::app

@@ -1,0 +1,32 @@
+#pragma once
+// Restarted GMRES with right preconditioning (Saad, Iterative Methods for Sparse Linear Systems,
+// 2nd ed., Alg. 9.5): solves A M y = b, x = M y, so the residual it minimises and reports is the
+// true one, ||b - A x||. Modified Gram-Schmidt Arnoldi, Givens rotations.
+#include <functional>
+#include <vector>
+
+namespace mlfma2d::es {
+
+/// y = op(x), both of the system's size.
+using LinearMap = std::function<void(const double* x, double* y)>;
+
+struct GmresOptions {
+  double tol = 1e-10;  ///< stop when ||b - A x|| <= tol ||b||
+  int restart = 50;
+  int max_iterations = 5000;
+  int threads = 1;  ///< OpenMP team of the vector operations (long vectors only)
+};
+
+struct GmresResult {
+  int iterations = 0;
+  double residual = 0;  ///< true relative residual of the returned x
+  bool converged = false;
+  std::vector<double> history;  ///< relative residual estimate after each iteration
+};
+
+/// Solves A x = b from x = 0; `precondition` may be empty (M = I). Each iteration costs one
+/// product with A; each restart cycle one more, for the true residual.
+GmresResult gmres(const LinearMap& a, const LinearMap& precondition, const std::vector<double>& b,
+                  std::vector<double>* x, const GmresOptions& options);
+
+}  // namespace mlfma2d::es

@@ -1,0 +1,87 @@
+#pragma once
+// The discretised single-layer operator, in normalised coordinates:
+//   (S u)_i = sum_j u_j I_j(x_i),    I_j(x) = integral over panel j of log|x - y| ds(y),
+// for targets x_i (the panel centres, or extra points).
+//
+// Fast path: I_j(x) ~ sum_k (h_j / 2) w_k log|x - y_jk| at the panel's Gauss-Legendre nodes y_jk
+// for all pairs, through one FMM Solver built once (sources: every node, charges u_j (h_j/2) w_k);
+// then, for the near pairs (|x_i - centre_j| <= near_radius * h_j), the quadrature is replaced
+// by the closed form: a sparse correction C_ij = I_j(x_i) - sum_k (h_j / 2) w_k log|x_i - y_jk|,
+// the second term being exactly what the FMM's direct near field added (same pair formula, same
+// coincident-point rule). docs/solve.md gives the quadrature error that fixes the two numbers.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "electrostatics/geometry.hpp"
+#include "electrostatics/near.hpp"
+#include "mlfma2d/mlfma2d.hpp"
+
+namespace mlfma2d::es {
+
+class SingleLayer {
+ public:
+  /// Targets (tx, ty) in normalised coordinates; `field`: also grad (S u).
+  SingleLayer(const PanelSet& panels, const std::vector<double>& tx, const std::vector<double>& ty,
+              const Options& fmm, int nodes, double near_radius, bool field);
+  /// phi = S u at the targets; with field, gx, gy = grad_x (S u) (else may be null).
+  void apply(const double* u, double* phi, double* gx, double* gy);
+
+  const TreeStats& stats() const { return fmm_->stats(); }
+  const AutoChoice& auto_choice() const { return fmm_->auto_choice(); }
+  std::size_t near_entries() const { return near_.col.size(); }
+  std::size_t products = 0;
+  double seconds_fmm = 0, seconds_near = 0;  ///< all products together
+  double seconds_setup_near = 0, seconds_setup_fmm = 0;
+
+ private:
+  const PanelSet& panels_;
+  std::vector<double> weight_;  ///< (h_j / 2) w_k, node after node
+  std::size_t nodes_;
+  bool field_;
+  int threads_;
+  std::unique_ptr<Solver> fmm_;
+  SparseRows near_;                        ///< C_ij for the potential
+  std::vector<double> near_gx_, near_gy_;  ///< the same for the gradient (field only)
+  std::vector<double> q_, ex_, ey_;        ///< work arrays
+};
+
+/// The full matrix I_j(x_i) at the panel centres, all entries analytic (the dense method).
+/// Column-major n x n in `a` (resized).
+void dense_single_layer(const PanelSet& panels, std::vector<double>* a, int threads);
+
+/// \brief Right preconditioner of the bordered system [-S 1; w h^T 0] (operator above, the
+/// constant c and the weighted total-charge row). B ~ -S is one of:
+///  - "block": restricted additive Schwarz (Cai & Sarkis 1999) on runs of block_size neighbouring
+///    panels of one contour: each run is solved together with `overlap` panels on either side
+///    (wrapping around closed contours; its LU factored once) and only the run's own values are
+///    kept. The overlap matters: plain block-Jacobi inverts each run as if it were a strip of its
+///    own, with sigma ~ d^-1/2 at the run's ends, which costs many iterations (docs/solve.md).
+///    The border is then eliminated exactly for B: z = B^-1 (r - 1 zeta), zeta from
+///    w h^T z = rho, so the constant and the charge row cost no iterations;
+///  - "diagonal": the self integrals, the border left as it is (eliminating it through the
+///    diagonal, which underestimates the potential of a uniform charge a thousandfold, loses
+///    digits to cancellation: GMRES's residual estimate then drifts from the true residual);
+///  - "none": the identity.
+class Preconditioner {
+ public:
+  Preconditioner(const PanelSet& panels, const std::string& kind, int block_size, int overlap,
+                 double weight, int threads);
+  ~Preconditioner();
+  /// r, z: n + 1 entries (panels, then the border).
+  void apply(const double* r, double* z) const;
+
+ private:
+  void apply_b(const double* r, double* z) const;  // z = B^-1 r, panels only
+  struct Blocks;
+  std::unique_ptr<Blocks> blocks_;
+  std::vector<double> inverse_diagonal_;
+  std::vector<double> wh_;  ///< w h_j: the border row (block)
+  std::vector<double> g_;   ///< B^-1 1 (block)
+  double s_ = 1;            ///< w h^T B^-1 1
+  std::size_t n_;
+  int threads_;
+};
+
+}  // namespace mlfma2d::es

@@ -1,0 +1,68 @@
+#pragma once
+// HDF5 helpers shared by the readers and writers in io/ (hdf5_io.cpp defines them; contours_io.cpp
+// uses them too). Not installed. Every call is checked; every handle is owned by an Hid.
+#include <hdf5.h>
+
+#include <string>
+#include <vector>
+
+#include "io/io_internal.hpp"
+
+namespace mlfma2d::io_detail {
+
+// Owns one HDF5 identifier and closes it with the matching H5?close.
+class Hid {
+ public:
+  Hid(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Hid(Hid&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
+  Hid& operator=(Hid&&) = delete;
+  ~Hid() { close(); }
+  hid_t get() const { return id_; }
+  // Closes now and reports the result: closing a file is where HDF5 flushes it.
+  herr_t close() {
+    const herr_t rc = id_ >= 0 ? close_(id_) : 0;
+    id_ = -1;
+    return rc;
+  }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+// The file being read or written; turns failed calls into IoError naming it.
+struct Ctx {
+  std::string path;
+  bool writing = false;
+
+  [[noreturn]] void fail(const std::string& why) const;
+  Hid own(hid_t id, herr_t (*close)(hid_t), const std::string& what) const {
+    if (id < 0) fail(what);
+    return Hid(id, close);
+  }
+  void check(herr_t rc, const std::string& what) const {
+    if (rc < 0) fail(what);
+  }
+};
+
+Hid open_file(const Ctx& c);
+Hid create_file(const Ctx& c, const std::string& tmp);
+void finish_file(const Ctx& c, Hid* file);
+// Whether `name` (absolute, e.g. /sources/x) exists; an external link on the way fails.
+bool exists(const Ctx& c, hid_t file, const std::string& name);
+// A 1-D numeric dataset as doubles (HDF5 converts integers and single precision), its stored
+// size checked against the file before anything is allocated.
+std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& name);
+// Link-creation properties that create missing parent groups on the way.
+Hid parents_created(const Ctx& c);
+// A 1-D dataset of n entries stored as `file_type`, written from `data` of `mem_type`.
+Hid write_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name, hid_t file_type,
+                  hid_t mem_type, hsize_t n, const void* data);
+void write_vector(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
+                  const std::vector<double>& v);
+// A scalar attribute (number or string) on the object `on`.
+void write_attribute(const Ctx& c, hid_t on, const std::string& key, const AttrValue& value);
+// Reads a scalar number or string attribute; false for any other kind (left by other tools).
+bool read_attribute(const Ctx& c, hid_t root, const std::string& key, AttrValue* out);
+
+}  // namespace mlfma2d::io_detail

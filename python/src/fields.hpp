@@ -1,0 +1,179 @@
+#pragma once
+// The fields of the library's public structs, by name: one line per field. to_dict() turns a
+// struct into a Python dict (Solver.stats, .timings, .options, backends()); options_from_dict()
+// fills Options from the keyword arguments. A new field of Options, TreeStats, Timings,
+// AutoChoice, CapacityCandidate or BackendInfo is one line here (python/tests/test_api.py reads the header and fails when a field
+// is missing).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <type_traits>
+
+#include "mlfma2d/errors.hpp"
+#include "mlfma2d/mlfma2d.hpp"
+
+namespace mlfma2d_python {
+
+namespace py = pybind11;
+
+template <class F>
+void visit_fields(mlfma2d::Options& o, F&& f) {
+  f("tree", o.tree);
+  f("ct", o.ct);
+  f("level_offset", o.level_offset);
+  f("eps", o.eps);
+  f("terms", o.terms);
+  f("backend", o.backend);
+  f("threads", o.threads);
+  f("field", o.field);
+  f("gpu_memory", o.gpu_memory);
+  f("chunk_targets", o.chunk_targets);
+  f("calibration_cache", o.calibration_cache);
+  f("recalibrate", o.recalibrate);
+}
+
+template <class F>
+void visit_fields(mlfma2d::Timings& t, F&& f) {
+  f("tree", t.tree);
+  f("plan", t.plan);
+  f("setup", t.setup);
+  f("choose", t.choose);
+  f("p2m", t.p2m);
+  f("m2m", t.m2m);
+  f("m2l", t.m2l);
+  f("l2l", t.l2l);
+  f("l2p", t.l2p);
+  f("p2l", t.p2l);
+  f("m2p", t.m2p);
+  f("near_collect", t.near_collect);
+  f("near_transfer", t.near_transfer);
+  f("near_kernel", t.near_kernel);
+  f("near_return", t.near_return);
+  f("near", t.near);
+  f("far", t.far);
+  f("total", t.total);
+}
+
+template <class F>
+void visit_fields(mlfma2d::TreeStats& s, F&& f) {
+  f("n_sources", s.n_sources);
+  f("n_targets", s.n_targets);
+  f("self", s.self);
+  f("tree", s.tree);
+  f("levels", s.levels);
+  f("levels_ct", s.levels_ct);
+  f("levels_capped", s.levels_capped);
+  f("ct", s.ct);
+  f("t", s.t);
+  f("D", s.D);
+  f("leaf_boxes", s.leaf_boxes);
+  f("boxes", s.boxes);
+  f("near_pairs", s.near_pairs);
+  f("m2l_pairs", s.m2l_pairs);
+  f("m2p_terms", s.m2p_terms);
+  f("p2l_terms", s.p2l_terms);
+  f("far_flops", s.far_flops);
+  f("terms", s.terms);
+  f("box_size", s.box_size);
+  f("merged_sources", s.merged_sources);
+  f("coordinate_scale", s.coordinate_scale);
+  f("accuracy_floor", s.accuracy_floor);
+  f("device_memory", s.device_memory);
+}
+
+template <class F>
+void visit_fields(mlfma2d::CapacityCandidate& c, F&& f) {
+  f("ct", c.ct);
+  f("level_offset", c.level_offset);
+  f("levels", c.levels);
+  f("leaf_boxes", c.leaf_boxes);
+  f("near_pairs", c.near_pairs);
+  f("m2l_pairs", c.m2l_pairs);
+  f("far", c.far);
+  f("near", c.near);
+  f("total", c.total);
+}
+
+template <class F>
+void visit_fields(mlfma2d::AutoChoice& a, F&& f) {
+  f("backend_chosen", a.backend_chosen);
+  f("ct_chosen", a.ct_chosen);
+  f("backend", a.backend);
+  f("ct", a.ct);
+  f("level_offset", a.level_offset);
+  f("predicted_seconds", a.predicted_seconds);
+  f("choose_seconds", a.choose_seconds);
+  f("calibration_seconds", a.calibration_seconds);
+  f("calibration", a.calibration);
+  f("candidates", a.candidates);
+  f("reason", a.reason);
+}
+
+template <class F>
+void visit_fields(mlfma2d::BackendInfo& b, F&& f) {
+  f("name", b.name);
+  f("summary", b.summary);
+  f("runs_on_device", b.runs_on_device);
+  f("available", b.available);
+  f("why", b.why);
+}
+
+template <class T>
+py::dict to_dict(T value);
+
+// A field's value for Python: a list of dicts for a list of structs, else the value itself.
+template <class T>
+py::object to_python(const T& field) {
+  return py::cast(field);
+}
+template <>
+inline py::object to_python(const std::vector<mlfma2d::CapacityCandidate>& field) {
+  py::list l;
+  for (const mlfma2d::CapacityCandidate& c : field) l.append(to_dict(c));
+  return l;
+}
+
+/// \brief Every field of `value` in a dict, in declaration order.
+template <class T>
+py::dict to_dict(T value) {
+  py::dict d;
+  visit_fields(value, [&](const char* name, const auto& field) { d[name] = to_python(field); });
+  return d;
+}
+
+// What a field of type T accepts, for the message when a value does not fit.
+template <class T>
+const char* kind_of() {
+  if constexpr (std::is_same_v<T, bool>) return "True or False";
+  if constexpr (std::is_same_v<T, std::string>) return "a string";
+  if constexpr (std::is_floating_point_v<T>) return "a number";
+  if constexpr (std::is_unsigned_v<T>) return "an integer >= 0";
+  return "an integer";
+}
+
+/// \brief Options with the keys of `given` set; the others keep the library's defaults. An
+/// unknown key, or a value its field cannot hold, throws InvalidInput naming the option.
+inline mlfma2d::Options options_from_dict(const py::dict& given) {
+  mlfma2d::Options o;
+  for (auto item : given) {
+    const std::string key = py::str(item.first);
+    bool known = false;
+    visit_fields(o, [&](const char* name, auto&) { known = known || key == name; });
+    if (!known) throw mlfma2d::InvalidInput("unknown option '" + key + "'");
+  }
+  visit_fields(o, [&](const char* name, auto& field) {
+    if (!given.contains(name)) return;
+    using T = std::decay_t<decltype(field)>;
+    const py::object value = given[name];
+    try {
+      field = value.template cast<T>();
+    } catch (const py::cast_error&) {
+      throw mlfma2d::InvalidInput(std::string("option ") + name + " must be " + kind_of<T>() +
+                                  ", got " + std::string(py::repr(value)));
+    }
+  });
+  return o;
+}
+
+}  // namespace mlfma2d_python

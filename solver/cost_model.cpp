@@ -1,0 +1,331 @@
+#include "solver/cost_model.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "mlfma2d/io.hpp"
+#include "nearfield/backend.hpp"
+
+namespace mlfma2d {
+namespace {
+
+// The calibration's point sets: uniform, their size in proportion to the threads (about 16k
+// points per thread: enough work per level that the per-unit constants hold for large sets).
+std::size_t calibration_points(int threads) {
+  return std::size_t(std::clamp(16384 * threads, 32768, 262144));
+}
+
+// The CPU's model name (/proc/cpuinfo), or "cpu".
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon != std::string::npos) {
+      std::string name = line.substr(colon + 1);
+      name.erase(0, name.find_first_not_of(' '));
+      return name;
+    }
+  }
+  return "cpu";
+}
+
+std::string without_spaces(std::string s) {
+  std::replace(s.begin(), s.end(), ' ', '_');
+  return s;
+}
+
+// The best of two evaluations (the first also pays first touches).
+Timings best_of_two(Solver* s, const std::vector<double>& q) {
+  s->evaluate(q);
+  Timings a = s->timings();
+  s->evaluate(q);
+  const Timings& b = s->timings();
+  return b.total < a.total ? b : a;
+}
+
+}  // namespace
+
+Prediction predict(const CostModel& m, const FarWork& w, double pairs, double points, int p,
+                   bool field) {
+  const double n2 = double(p + 1) * double(p + 1), k = field ? 2 : 1;
+  Prediction r;
+  r.far = m.m2l * n2 * w.m2l + m.box * n2 * w.boxes + m.point * p * (w.sources + k * w.targets) +
+          m.wx * p * k * w.wx + m.far_point * points;
+  r.near = m.fixed + m.near_point * points + m.pair * pairs;
+  r.total = m.overlap ? std::max(r.far, r.near) : r.far + r.near;
+  return r;
+}
+
+std::string CalibrationKey::text() const {
+  std::ostringstream o;
+  o << without_spaces(device) << "|" << backend << "|threads=" << threads << "|p=" << p
+    << "|field=" << (field ? 1 : 0);
+  return o.str();
+}
+
+CalibrationKey calibration_key(const std::string& backend, int threads, int p, bool field) {
+  CalibrationKey k;
+  k.device = cpu_name();
+  const std::string gpu = backend_device_name(backend);
+  if (!gpu.empty()) k.device += " + " + gpu;
+  k.backend = backend;
+  k.threads = threads;
+  k.p = p;
+  k.field = field;
+  return k;
+}
+
+CostModel calibrate(const CalibrationKey& key, const Options& base) {
+  // Three runs on uniform points: many small leaves (far-field heavy), few large ones (near
+  // heavy), and an eighth of the points (the near field's fixed cost).
+  const std::size_t n = calibration_points(key.threads);
+  struct Run {
+    std::size_t n;
+    int ct;
+    Timings t;
+    TreeStats s;
+  };
+  std::vector<Run> runs = {{n, 16, {}, {}}, {n, 256, {}, {}}, {n / 8, 64, {}, {}}};
+  for (Run& r : runs) {
+    const PointSet pts = generate_points("uniform", r.n, 17);
+    Options o = base;
+    o.tree = "adaptive";
+    o.backend = key.backend;
+    o.threads = key.threads;
+    o.terms = key.p;
+    o.field = key.field;
+    o.ct = r.ct;
+    o.level_offset = 0;
+    Solver s(pts.x, pts.y, o);
+    r.t = best_of_two(&s, pts.q);
+    r.s = s.stats();
+  }
+  const double n2 = double(key.p + 1) * double(key.p + 1), p = key.p, k = key.field ? 2 : 1;
+  auto per = [](double seconds, double units) { return units > 0 ? seconds / units : 0.0; };
+  CostModel m;
+  m.overlap = backend_runs_on_device(key.backend);
+  // Far field: each operator's time over its units, summed over the runs (weights their work).
+  double m2l = 0, m2l_u = 0, box = 0, box_u = 0, pt = 0, pt_u = 0, wx = 0, wx_u = 0, rest = 0,
+         rest_u = 0;
+  for (const Run& r : runs) {
+    const Timings& t = r.t;
+    const double points = double(r.s.n_sources + r.s.n_targets);
+    m2l += t.m2l;
+    m2l_u += n2 * double(r.s.m2l_pairs);
+    box += t.m2m + t.l2l;
+    box_u += n2 * double(r.s.boxes);
+    pt += t.p2m + t.l2p;
+    pt_u += p * (double(r.s.n_sources) + k * double(r.s.n_targets));
+    wx += t.p2l + t.m2p;
+    wx_u += p * k * double(r.s.m2p_terms + r.s.p2l_terms);
+    rest += std::max(0.0, t.far - (t.p2m + t.m2m + t.m2l + t.p2l + t.l2l + t.l2p + t.m2p));
+    rest_u += points;
+  }
+  m.m2l = per(m2l, m2l_u);
+  m.box = per(box, box_u);
+  m.point = per(pt, pt_u);
+  m.wx = wx_u > 0 ? per(wx, wx_u) : m.point;
+  m.far_point = per(rest, rest_u);
+  // Near field: t = fixed + near_point (points) + pair (pairs). Runs 0 and 1 share the points, so
+  // their difference gives the pair cost; run 2 separates the fixed part from the per-point one.
+  const auto points = [](const Run& r) { return double(r.s.n_sources + r.s.n_targets); };
+  const auto pairs = [](const Run& r) { return double(r.s.near_pairs); };
+  const double dp = pairs(runs[1]) - pairs(runs[0]);
+  m.pair = dp != 0 ? std::max(0.0, (runs[1].t.near - runs[0].t.near) / dp) : 0.0;
+  if (m.pair == 0) m.pair = per(runs[1].t.near, pairs(runs[1]));
+  const double base0 = std::max(0.0, runs[0].t.near - m.pair * pairs(runs[0]));
+  const double base2 = std::max(0.0, runs[2].t.near - m.pair * pairs(runs[2]));
+  const double dn = points(runs[0]) - points(runs[2]);
+  m.near_point = dn > 0 ? std::max(0.0, (base0 - base2) / dn) : 0.0;
+  m.fixed = std::max(0.0, base2 - m.near_point * points(runs[2]));
+  return m;
+}
+
+std::string default_calibration_cache() {
+  std::string dir;
+  if (const char* d = std::getenv("MLFMA2D_CACHE_DIR"); d && *d) {
+    dir = d;
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+    dir = std::string(x) + "/mlfma2d";
+  } else if (const char* h = std::getenv("HOME"); h && *h) {
+    dir = std::string(h) + "/.cache/mlfma2d";
+  } else {
+    return "";
+  }
+  return dir + "/calibration-" + version() + ".txt";
+}
+
+namespace {
+
+constexpr const char* kCacheHeader = "# mlfma2d cost-model constants, one line per machine key";
+
+// key -> line, from the file; false (with a note) when it exists but cannot be read or parsed.
+bool read_cache(const std::string& path, std::map<std::string, CostModel>* models,
+                std::string* note) {
+  std::ifstream in(path);
+  if (!in) return true;  // absent: nothing cached yet
+  std::string line;
+  if (!std::getline(in, line) || line != kCacheHeader) {
+    if (note) *note = "the calibration cache " + path + " is not one mlfma2d wrote: ignored";
+    return false;
+  }
+  int row = 1;
+  while (std::getline(in, line)) {
+    ++row;
+    if (line.empty()) continue;
+    std::istringstream f(line);
+    std::string key;
+    CostModel m;
+    int overlap = 0;
+    if (!(f >> key >> m.m2l >> m.box >> m.point >> m.wx >> m.far_point >> m.fixed >>
+          m.near_point >> m.pair >> overlap) ||
+        !std::isfinite(m.m2l + m.box + m.point + m.wx + m.far_point + m.fixed + m.near_point +
+                       m.pair)) {
+      if (note)
+        *note = "the calibration cache " + path + " is unreadable at line " +
+                std::to_string(row) + ": ignored";
+      return false;
+    }
+    m.overlap = overlap != 0;
+    (*models)[key] = m;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool load_cost_model(const std::string& path, const CalibrationKey& key, CostModel* model,
+                     std::string* note) {
+  std::map<std::string, CostModel> models;
+  if (path.empty() || !read_cache(path, &models, note)) return false;
+  const auto it = models.find(key.text());
+  if (it == models.end()) return false;
+  *model = it->second;
+  return true;
+}
+
+void store_cost_model(const std::string& path, const CalibrationKey& key, const CostModel& model,
+                      std::string* note) {
+  if (path.empty()) return;
+  std::map<std::string, CostModel> models;
+  read_cache(path, &models, nullptr);  // an unreadable file is replaced
+  models[key.text()] = model;
+  const auto slash = path.rfind('/');
+  if (slash != std::string::npos) {
+    // mkdir -p of the cache folder
+    for (std::size_t at = 1; at <= slash; ++at)
+      if (path[at] == '/' || at == slash) {
+        const std::string dir = path.substr(0, at == slash ? slash : at);
+        if (!dir.empty()) ::mkdir(dir.c_str(), 0755);
+      }
+  }
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out.precision(17);
+    out << kCacheHeader << "\n";
+    for (const auto& [k, m] : models)
+      out << k << " " << m.m2l << " " << m.box << " " << m.point << " " << m.wx << " "
+          << m.far_point << " " << m.fixed << " " << m.near_point << " " << m.pair << " "
+          << (m.overlap ? 1 : 0) << "\n";
+    if (!out) {
+      std::remove(tmp.c_str());
+      if (note) *note = "cannot write the calibration cache " + path + ": not cached";
+      return;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    if (note) *note = "cannot write the calibration cache " + path + ": not cached";
+  }
+}
+
+CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const CostModel& model,
+                               int p, bool field, const PlanOptions& plan_options, int threads) {
+  const double n2 = double(p + 1) * double(p + 1);
+  const double all = double(points.sources.key.size() +
+                            (points.self ? points.sources.key.size() : points.targets.key.size()));
+  // Where far and near balance, for points filling an area: a box costs about 27 M2L and two
+  // box shifts, a leaf of C points about 0.6 C targets x 9 leaves' 0.6 C sources; boxes are
+  // about 2.2 N / C.
+  const double per_box = (27 * model.m2l + 2 * model.box) * n2;
+  const double per_pair = std::max(model.pair, 1e-15);
+  const double balance = std::sqrt(2.2 * per_box / (5.4 * per_pair));
+
+  CapacityChoice best;
+  bool have = false;
+  std::map<int, double> seen;  // step -> predicted total
+  // A step is a leaf capacity 2^k (adaptive) or a level offset (uniform tree, CT 15).
+  auto evaluate = [&](int step) {
+    if (seen.count(step)) return seen[step];
+    const int ct = kind == TreeKind::Adaptive ? 1 << step : kPapersCapacity;
+    const int offset = kind == TreeKind::Adaptive ? 0 : step;
+    CapacityChoice c;
+    try {
+      c.tree = grow_tree(points, ct, offset, kind, &c.warning, threads);
+    } catch (const InvalidInput&) {  // an offset past the root or the deepest level
+      return seen[step] = INFINITY;
+    }
+    c.plan = build_plan(c.tree, threads, plan_options);
+    c.predicted = predict(model, far_field_work(c.tree, c.plan), double(c.plan.near.pairs), all,
+                          p, field);
+    CapacityCandidate cand;
+    cand.ct = ct;
+    cand.level_offset = offset;
+    cand.levels = c.tree.levels;
+    cand.leaf_boxes = c.tree.leaves.size();
+    cand.near_pairs = c.plan.near.pairs;
+    cand.m2l_pairs = c.plan.m2l_pairs;
+    cand.far = c.predicted.far;
+    cand.near = c.predicted.near;
+    cand.total = c.predicted.total;
+    best.candidates.push_back(cand);
+    if (!have || c.predicted.total < best.predicted.total) {
+      have = true;
+      std::vector<CapacityCandidate> candidates = std::move(best.candidates);
+      best = std::move(c);
+      best.ct = ct;
+      best.level_offset = offset;
+      best.candidates = std::move(candidates);
+    }
+    return seen[step] = cand.total;
+  };
+  // The first step: the balance's capacity, or the offset that brings CT 15's leaves nearest it.
+  int lo, hi, start;
+  if (kind == TreeKind::Adaptive) {
+    lo = 1;
+    hi = 13;  // leaf capacities 2 .. 8192
+    start = std::clamp(int(std::lround(std::log2(std::max(balance, 2.0)))), lo, hi);
+  } else {
+    lo = -8;
+    hi = 4;
+    start = std::clamp(int(std::lround(-std::log(std::max(balance, 1.0) / kPapersCapacity) /
+                                       std::log(4.0))),
+                       lo, hi);
+  }
+  // Local search: downhill from the start, one step at a time, in whichever direction improves.
+  double here = evaluate(start);
+  for (int dir : {+1, -1}) {
+    int step = start;
+    while (step + dir >= lo && step + dir <= hi) {
+      const double next = evaluate(step + dir);
+      if (!(next < here)) break;
+      here = next;
+      step += dir;
+    }
+    if (step != start) break;  // improved one way: the other is uphill
+  }
+  if (!have) throw InvalidInput("no tree could be built for these points");
+  return best;
+}
+
+}  // namespace mlfma2d

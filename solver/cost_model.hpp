@@ -1,0 +1,79 @@
+#pragma once
+// The cost model behind ct "auto" (issue 12): the seconds of one evaluation predicted from the
+// work a tree and plan give (FarWork, near-field pairs), with per-unit constants for this machine,
+// back end, thread count, p and field measured by a short calibration and cached on disk.
+//
+//   far  = m2l (p+1)^2 M2L + box (p+1)^2 boxes + point p (sources + k targets) + wx p k W/X
+//          + far_point (sources + targets)                   (k = 2 with the field, else 1)
+//   near = fixed + near_point (sources + targets) + pair pairs
+//   one evaluation = far + near, or max(far, near) when the near field runs on a device beside
+//   the CPU far field.
+#include <string>
+#include <vector>
+
+#include "farfield/expansions.hpp"
+#include "mlfma2d/mlfma2d.hpp"
+#include "tree/plan.hpp"
+#include "tree/tree.hpp"
+
+namespace mlfma2d {
+
+/// \brief Seconds per unit of work on this machine, for one back end, thread count, p and field.
+struct CostModel {
+  double m2l = 0, box = 0, point = 0, wx = 0, far_point = 0;  ///< far field
+  double fixed = 0, near_point = 0, pair = 0;                 ///< near field
+  bool overlap = false;  ///< the near field runs on a device, beside the far field
+};
+
+/// \brief Predicted seconds of one evaluation.
+struct Prediction {
+  double far = 0, near = 0, total = 0;
+};
+
+Prediction predict(const CostModel& model, const FarWork& far, double near_pairs, double points,
+                   int p, bool field);
+
+/// \brief What a calibration is for: it holds for this key only.
+struct CalibrationKey {
+  std::string device;   ///< CPU model (and GPU name for a device back end)
+  std::string backend;
+  int threads = 0, p = 0;
+  bool field = false;
+  std::string text() const;  ///< one line, no spaces
+};
+CalibrationKey calibration_key(const std::string& backend, int threads, int p, bool field);
+
+/// Measures the constants: three small uniform sets evaluated by the back end (a fraction of a
+/// second). Throws what the Solver throws.
+CostModel calibrate(const CalibrationKey& key, const Options& base);
+
+/// The cache file: $MLFMA2D_CACHE_DIR, else $XDG_CACHE_HOME/mlfma2d, else ~/.cache/mlfma2d; the
+/// library's version in its name, so a new version calibrates anew.
+std::string default_calibration_cache();
+
+/// The model for `key` from the cache file `path`; false when absent. A file that cannot be read
+/// or parsed is ignored, with `note` saying so.
+bool load_cost_model(const std::string& path, const CalibrationKey& key, CostModel* model,
+                     std::string* note);
+/// Stores (or replaces) the model for `key` in `path`, atomically; a failure only sets `note`.
+void store_cost_model(const std::string& path, const CalibrationKey& key, const CostModel& model,
+                      std::string* note);
+
+/// \brief The choice of the leaf capacity: the tree and plan of the chosen candidate, and every
+/// candidate considered.
+struct CapacityChoice {
+  int ct = 0, level_offset = 0;
+  Tree tree;  ///< the chosen shape (no points attached yet)
+  Plan plan;
+  std::string warning;  ///< grow_tree's, for the chosen tree
+  Prediction predicted;
+  std::vector<CapacityCandidate> candidates;
+};
+
+/// Chooses the leaf capacity (adaptive tree: ct, offset 0) or the level offset (uniform tree:
+/// ct 15) of least predicted time by a local search from a balance estimate, building each
+/// candidate's shape and plan (exact counts).
+CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const CostModel& model,
+                               int p, bool field, const PlanOptions& plan_options, int threads);
+
+}  // namespace mlfma2d

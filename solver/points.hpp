@@ -1,0 +1,72 @@
+#pragma once
+// The caller's points as the tree sees them. Two exact transformations keep every input cheap
+// and right:
+//   scale  -- when the extent would overflow r^2 = dx^2 + dy^2 (about 1e154), the coordinates
+//             are multiplied by 2^-k (exact): with x = S u, log|x - y| = log S + log|u - v| and
+//             E(x) = E_u(u) / S, so each potential gains log S times the charge of the sources
+//             it pairs with (all but those at its own position);
+//   merge  -- coincident sources become one source with the summed charge; a target at that
+//             point skips it as it skipped each of them, so a million copies of one point cost
+//             what one does (the targets are all kept: each still gets its value).
+#include <cstdint>
+#include <vector>
+
+#include "tree/tree.hpp"
+
+namespace mlfma2d {
+
+struct PreparedPoints {
+  int scale_exponent = 0;  ///< the tree's coordinates are the caller's times 2^-scale_exponent
+  bool self = true;        ///< the caller's targets are the caller's sources
+  std::size_t caller_sources = 0, caller_targets = 0;
+  /// The tree's sources and targets (scaled; sources merged). tx, ty empty: the targets are the
+  /// sources (self and nothing merged).
+  Array<double> sx, sy, tx, ty;
+  /// When sources were merged: tree source u is made of caller sources
+  /// member[member_begin[u] .. member_begin[u + 1]); both empty when none was.
+  std::vector<std::int64_t> member_begin, member;
+  /// When scaled: the tree source at each target's position, or -1 (for the log S term).
+  std::vector<std::int64_t> coincident;
+
+  bool scaled() const { return scale_exponent != 0; }
+  bool merged() const { return !member_begin.empty(); }
+  std::size_t sources() const { return sx.size(); }
+  /// The tree's sources and targets (targets n = 0: the sources), for sort_tree_points.
+  PointsRef source_points() const { return {sx.data(), sy.data(), sx.size()}; }
+  PointsRef target_points() const { return {tx.data(), ty.data(), tx.size()}; }
+  double log_scale() const;
+  double scale() const;
+};
+
+/// Copies (scaled if the extent needs it) of the caller's points; tx, ty empty = self. Throws
+/// InvalidInput if scaling would make two different points one (they differ by less than the
+/// smallest double at the scaled size: the potential would depend on digits doubles lack).
+PreparedPoints prepare_points(const std::vector<double>& x, const std::vector<double>& y,
+                              const std::vector<double>& tx, const std::vector<double>& ty,
+                              int threads);
+
+/// Merges the coincident sources the sorted points reveal: they sit in shared cells. Returns
+/// whether any were merged; then `points` holds the merged sources and all the targets, and they
+/// must be sorted again. (x, y) are the caller's sources: two that differ but became one by
+/// scaling are an InvalidInput.
+bool merge_coincident_sources(const TreePoints& sorted, const std::vector<double>& x,
+                              const std::vector<double>& y, PreparedPoints* points);
+
+/// When scaled: fills points->coincident (the tree source at each target's position, or -1).
+/// (x, y, tx, ty) are the caller's points: a target and a source that differ but became one by
+/// scaling are an InvalidInput.
+void find_coincident_sources(const std::vector<double>& x, const std::vector<double>& y,
+                             const std::vector<double>& tx, const std::vector<double>& ty,
+                             PreparedPoints* points);
+
+/// The tree's charges from the caller's: summed over merged sources (q_tree has sources()
+/// entries), or q itself when none were merged.
+const double* merged_charges(const PreparedPoints& points, const double* q,
+                             std::vector<double>* q_merged, int threads);
+
+/// When scaled: potential += log S * (sum of the charges - the charge at the target's position),
+/// field /= S (caller target order; q are the tree's charges).
+void unscale(const PreparedPoints& points, const double* q, double* potential, double* fx,
+             double* fy, int threads);
+
+}  // namespace mlfma2d

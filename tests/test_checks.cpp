@@ -1,0 +1,212 @@
+// The program's checks and limits, end to end: exit code 5 for values that are not finite (and
+// the --verify verdict in the report), progress on long steps when stderr is not a terminal, a
+// run without --output showing its first values, counts written as reals, refusals before work
+// (memory, non-regular files), the GPU's absence said once, and no temporary file left behind by
+// SIGTERM or SIGINT during a write.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mlfma2d/io.hpp"
+#include "mlfma2d/mlfma2d.hpp"
+#include "tests/test_util.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using namespace mlfma2d::testing;
+using nlohmann::json;
+
+namespace {
+
+constexpr int kCheckFailed = 5;
+
+std::size_t count(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+std::string points_file(const std::string& name, std::size_t n) {
+  const std::string file = temp_path(name);
+  if (!fs::exists(file)) mlfma2d::write_points(file, make_points("uniform", n, 3));
+  return file;
+}
+
+TEST(Checks, VerifyReportsTheToleranceAndPasses) {
+  const AppRun r = run_app("--input '" + points_file("checks.h5", 2000) +
+                           "' --verify --field --eps 1e-8 "
+                           "--report json --quiet");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const json e = json::parse(r.out)["error"];
+  EXPECT_EQ(e["tolerance"].get<double>(), 1e-8);
+  EXPECT_EQ(e["passed"], true);
+  EXPECT_LE(e["rel_l2"].get<double>(), 1e-8);
+}
+
+TEST(Checks, ValuesThatAreNotFiniteAreExit5AfterTheReportAndTheOutput) {
+  // Two sources 1e-300 apart with charges near the largest double: phi = q log(1e-300) = -inf.
+  const std::string in = fresh_path("overflow.csv");
+  write_file(in, "x,y,q\n0,0,1e308\n1e-300,0,1e308\n0.5,0.5,1\n");
+  const std::string out = fresh_path("overflow_out.h5");
+  const AppRun r = run_app("--input '" + in + "' --output '" + out + "' --verify --report json");
+  EXPECT_EQ(r.code, kCheckFailed) << describe(r);
+  // The warning, then one error line last.
+  EXPECT_TRUE(contains(r.err, "warning: ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "are not finite (inf or NaN)")) << r.err;
+  const std::string last = r.err.substr(r.err.rfind("mlfma2d: error: "));
+  EXPECT_EQ(std::count(last.begin(), last.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(contains(last, "not finite")) << last;
+  // The report and the output are there, saying so.
+  const json j = json::parse(r.out);
+  bool said = false;
+  for (const auto& w : j["warnings"]) said = said || contains(w.get<std::string>(), "not finite");
+  EXPECT_TRUE(said) << j["warnings"];
+  EXPECT_EQ(j["error"]["passed"], false);
+  EXPECT_EQ(mlfma2d::read_result(out).potential.size(), 3u);
+}
+
+TEST(Checks, WithoutOutputTheReportShowsTheFirstValues) {
+  const AppRun r = run_app("--input '" + points_file("checks.h5", 2000) + "' --field --quiet");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "output          none: --output FILE.h5 or FILE.csv")) << r.out;
+  EXPECT_TRUE(contains(r.out, "phi[0] = ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "E[2] = (")) << r.out;
+}
+
+TEST(Progress, EveryStepWithItsTimeWhenNotATerminal) {
+  // MLFMA2D_PROGRESS_AFTER=0: every step counts as long; the default (1 s) keeps short runs
+  // silent (Cli.QuietStderrOnSuccessWhenNotATerminal).
+  const std::string out = fresh_path("progress.csv");
+  const AppRun r =
+      run_app("--input '" + points_file("checks.h5", 2000) + "' --verify --output '" + out + "'",
+              "MLFMA2D_PROGRESS_AFTER=0");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  for (const std::string& step : std::vector<std::string>{
+           "reading " + points_file("checks.h5", 2000), "building tree and plan", "evaluating",
+           "verifying against direct summation", "writing " + out}) {
+    EXPECT_TRUE(contains(r.err, step + "...\n")) << step << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, step + ": done in ")) << step << "\n" << r.err;
+  }
+  const AppRun quiet = run_app("--input '" + points_file("checks.h5", 2000) + "' --quiet",
+                               "MLFMA2D_PROGRESS_AFTER=0");
+  EXPECT_EQ(quiet.err, "") << describe(quiet);
+}
+
+TEST(Generate, CountsMayBeWrittenAsReals) {
+  const std::string out = fresh_path("counted.h5");
+  AppRun r = run_app("generate --shape disk --n 1e3 --output '" + out + "'");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_EQ(mlfma2d::read_points(out).x.size(), 1000u);
+  r = run_app("generate --shape disk --n 2.5e3 --output '" + out + "' --quiet");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_EQ(mlfma2d::read_points(out).x.size(), 2500u);
+  for (const char* bad : {"2.5", "1e30", "-1e3", "0e0", "1e", "nan"}) {
+    r = run_app(std::string("generate --shape disk --n ") + bad + " --output '" + out + "'");
+    EXPECT_EQ(r.code, 2) << bad << "\n" << describe(r);
+    EXPECT_TRUE(contains(r.err, "--n: invalid value")) << r.err;
+  }
+}
+
+TEST(Limits, GenerateRefusesWhatTheMemoryCannotHoldBeforeWork) {
+  const std::string out = fresh_path("too_big.h5");
+  const AppRun r = run_app("generate --shape uniform --n 1e15 --output '" + out + "'");
+  EXPECT_EQ(r.code, 4) << describe(r);
+  EXPECT_TRUE(contains(r.err, "generate --n 1000000000000000 needs about 22351741.79 GiB"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "GiB are available")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(Limits, AnEvaluationBeyondTheAddressSpaceLimitIsRefusedBeforeWork) {
+#ifdef MLFMA2D_SANITIZE
+  GTEST_SKIP() << "ASan maps terabytes of shadow memory: no address-space limit can be set";
+#endif
+  const std::string in = points_file("two_million.h5", 2000000);
+  const AppRun r = run_app("--input '" + in + "' --quiet", "ulimit -v 700000;");
+  EXPECT_EQ(r.code, 4) << describe(r);
+  EXPECT_TRUE(contains(r.err, "evaluating 2000000 sources at 2000000 targets needs about"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "ulimit -v")) << r.err;
+}
+
+TEST(Limits, NonRegularFilesAreRefusedBeforeWork) {
+  const std::string in = points_file("checks.h5", 2000);
+  const std::string fifo = fresh_path("no_writer.csv");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // `timeout`: a reader blocked on a FIFO without a writer would hang; 124 = hung.
+  AppRun r = run_app("--input '" + fifo + "'", "timeout 60");
+  EXPECT_EQ(r.code, 3) << describe(r);
+  EXPECT_TRUE(contains(r.err, "a FIFO, not a regular file")) << r.err;
+  const std::string link = fresh_path("out_link.h5");
+  fs::create_symlink(temp_path("elsewhere_out.h5"), link);
+  r = run_app("--input '" + in + "' --output '" + link + "'");
+  EXPECT_EQ(r.code, 3) << describe(r);
+  EXPECT_TRUE(contains(r.err, "a symbolic link, not a regular file: not replaced")) << r.err;
+  EXPECT_TRUE(fs::is_symlink(link));
+}
+
+TEST(Limits, AMissingGpuIsSaidOnce) {
+  std::string reason;
+  for (const auto& b : mlfma2d::near_field_backend_info()) {
+    if (!b.available && b.runs_on_device) reason = "not here";
+  }
+  if (reason.empty()) GTEST_SKIP() << "every GPU back end can run here";
+  const AppRun help = run_app("--help");
+  const AppRun compare = run_app("compare --input '" + points_file("checks.h5", 2000) + "'");
+  ASSERT_EQ(compare.code, 0) << describe(compare);
+  for (const std::string& text : {help.out, compare.err, compare.out}) {
+    const std::size_t said = count(text, "no GPU was found") + count(text, "no GPU back ends");
+    EXPECT_EQ(said, 1u) << text;
+    EXPECT_LE(count(text, "CUDA driver version"), 1u) << text;
+  }
+}
+
+// Starts the program with `args`, waits until a temporary file `stem`.tmp-PID exists, sends
+// `sig`, and returns the wait status.
+int interrupt_while_writing(const std::vector<std::string>& args, const std::string& stem,
+                            int sig) {
+  std::vector<char*> argv;
+  const std::string app = MLFMA2D_APP;
+  argv.push_back(const_cast<char*>(app.c_str()));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (::posix_spawn(&pid, app.c_str(), nullptr, nullptr, argv.data(), environ) != 0) return -1;
+  const std::string tmp = stem + ".tmp-" + std::to_string(pid);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!fs::exists(tmp) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_TRUE(fs::exists(tmp)) << "no temporary file " << tmp;
+  ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_FALSE(fs::exists(tmp)) << tmp << " left behind";
+  return status;
+}
+
+TEST(Limits, SignalsDuringAWriteLeaveNoTemporaryFile) {
+  for (const int sig : {SIGTERM, SIGINT}) {
+    SCOPED_TRACE(sig);
+    const std::string out = fresh_path("interrupted.csv");
+    const int status = interrupt_while_writing(
+        {"generate", "--shape", "uniform", "--n", "3e6", "--output", out, "--quiet"}, out, sig);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
+}  // namespace

@@ -1,0 +1,89 @@
+// The --verify verdict (app/inputs.hpp verify()): the errors against the tolerance max(eps,
+// accuracy floor) when p came from eps, only finiteness with --terms, a non-finite error always
+// failing. On synthetic references, so each case is exact.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "app/inputs.hpp"
+#include "tests/test_util.hpp"
+
+namespace mlfma2d::app {
+namespace {
+
+// A reference of ones at 4 targets (field (1, 0)), and a result off by `rel` everywhere (the
+// field by `field_rel`).
+struct Case {
+  Reference ref;
+  Result result;
+  Case(double rel, double field_rel) {
+    ref.n_checked = 4;
+    ref.field = true;
+    ref.phi.assign(4, 1.0);
+    ref.fx.assign(4, 1.0);
+    ref.fy.assign(4, 0.0);
+    result.potential.assign(4, 1.0 + rel);
+    result.field_x.assign(4, 1.0 + field_rel);
+    result.field_y.assign(4, 0.0);
+  }
+};
+
+TEST(Verify, WithinEpsPasses) {
+  const Case c(1e-9, 2e-9);
+  const Verification v = verify(c.ref, c.result, 1e-8, true, 0);
+  EXPECT_TRUE(v.passed) << v.failure;
+  EXPECT_EQ(v.tolerance, 1e-8);
+  EXPECT_NEAR(v.rel_l2, 1e-9, 1e-15);
+}
+
+TEST(Verify, AboveEpsFailsNamingTheQuantity) {
+  const Case potential(1e-6, 0);
+  Verification v = verify(potential.ref, potential.result, 1e-8, true, 0);
+  EXPECT_FALSE(v.passed);
+  EXPECT_TRUE(testing::contains(v.failure, "the potential's relative L2 error")) << v.failure;
+  EXPECT_TRUE(testing::contains(v.failure, "is above eps, 1e-08")) << v.failure;
+  const Case field(0, 3e-8);
+  v = verify(field.ref, field.result, 1e-8, true, 0);
+  EXPECT_FALSE(v.passed);
+  EXPECT_TRUE(testing::contains(v.failure, "the field's")) << v.failure;
+}
+
+TEST(Verify, TheAccuracyFloorRaisesTheTolerance) {
+  const Case c(1e-6, 1e-6);
+  Verification v = verify(c.ref, c.result, 1e-8, true, 1e-5);
+  EXPECT_TRUE(v.passed) << v.failure;
+  EXPECT_EQ(v.tolerance, 1e-5);
+  v = verify(c.ref, c.result, 1e-8, true, 1e-7);
+  EXPECT_FALSE(v.passed);
+  EXPECT_TRUE(testing::contains(v.failure, "the accuracy floor of this geometry, 1e-07"))
+      << v.failure;
+}
+
+TEST(Verify, WithTermsOnlyANonFiniteErrorFails) {
+  const Case c(1e-2, 1e-2);
+  EXPECT_TRUE(verify(c.ref, c.result, 1e-8, false, 0).passed);
+  Case nan(0, 0);
+  nan.result.potential[2] = std::numeric_limits<double>::quiet_NaN();
+  for (const bool from_eps : {true, false}) {
+    const Verification v = verify(nan.ref, nan.result, 1e-8, from_eps, 0);
+    EXPECT_FALSE(v.passed);
+    EXPECT_TRUE(testing::contains(v.failure, "is not finite")) << v.failure;
+  }
+}
+
+TEST(Verify, NonFiniteValuesAreCounted) {
+  Case c(0, 0);
+  c.result.potential[0] = INFINITY;
+  c.result.field_y[3] = -INFINITY;
+  c.result.field_x[3] = std::nan("");
+  const NonFinite n = count_non_finite(c.result);
+  EXPECT_EQ(n.potential, 1u);
+  EXPECT_EQ(n.field, 2u);
+  EXPECT_EQ(n.text(c.result),
+            "1 of 4 potentials and 2 of 8 field components are not finite (inf or NaN)");
+}
+
+}  // namespace
+}  // namespace mlfma2d::app

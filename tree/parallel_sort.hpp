@@ -1,0 +1,22 @@
+#pragma once
+// Parallel sort of points by their 64-bit Morton keys (the tree's first step): a most-significant
+// digit pass over the whole array, then each bucket sorted on its own, in cache, in parallel.
+// The coordinates travel with the keys, so no random gather follows.
+#include <cstdint>
+
+#include "tree/array.hpp"
+
+namespace mlfma2d {
+
+/// \brief Points to sort: keys with the caller index and coordinates of each point.
+struct KeyedPoints {
+  Array<std::uint64_t> key;
+  Array<std::int64_t> index;
+  Array<double> x, y;
+};
+
+/// Sort ascending by key, permuting index, x and y alongside. Stable (equal keys keep their input
+/// order), so the result does not depend on the thread count. threads <= 0: the OpenMP default.
+void sort_points(KeyedPoints* points, int threads);
+
+}  // namespace mlfma2d
