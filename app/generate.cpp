@@ -1,5 +1,6 @@
 #include "app/generate.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <map>
 #include <ostream>
@@ -69,10 +70,12 @@ std::string generate_help() {
       {"graded-strip", "a strip's cross-section, cosine-spaced toward both edges"},
       {"graded-polygon", "an L-shaped contour, cosine-spaced toward every corner"},
       {"multiscale-clusters", "Gaussian clusters of widths 1e-2 down to 1e-8"}};
+  std::size_t width = 0;
+  for (const std::string& shape : point_set_shapes()) width = std::max(width, shape.size());
   std::string shapes = "Shapes:\n";
   for (const std::string& shape : point_set_shapes()) {
     const auto it = about.find(shape);
-    shapes += "  " + shape + std::string(shape.size() < 10 ? 10 - shape.size() : 1, ' ') +
+    shapes += "  " + shape + std::string(width + 2 - shape.size(), ' ') +
               (it == about.end() ? "" : it->second) + "\n";
   }
   return help_page(

@@ -24,8 +24,10 @@
 //            --auto-sets / --auto-n at --auto-eps, a Solver with default Options (back end and
 //            depth chosen by the library): its one-shot time (construction + first evaluation,
 //            choosing included) and 10 evaluations (median, min, spread); then every back end of
-//            --auto-backends (default: all available) x both trees x level offsets -4..+1 at
-//            CT 15, median of 3 after a warm-up; the ratio of the defaults to the best
+//            --auto-backends (default: all available) x --auto-trees (default both) x
+//            --auto-offsets (default -4..+1) at CT 15, median of 3 after a warm-up; the ratio of
+//            the defaults to the best. The JSON file is rewritten after every row, so a run cut
+//            short keeps the rows it finished.
 #include <omp.h>
 
 #include <algorithm>
@@ -110,6 +112,8 @@ struct Args {
   std::vector<std::size_t> auto_n = {1000000};
   double auto_eps = 1e-6;
   std::vector<std::string> auto_backends;  ///< empty: every available one
+  std::vector<std::string> auto_trees = {"uniform", "adaptive"};
+  std::vector<int> auto_offsets = {-4, -3, -2, -1, 0, 1};
   double max_pairs = 2e10;                 ///< row h skips a scan point with more pairs
 };
 
@@ -133,11 +137,15 @@ void print_row(const Row& r) {
               r.measured.c_str(), r.met.c_str());
 }
 
+// Writes the JSON file (all rows so far); set by main when --json is given.
+std::function<void()> g_save_json;
+
 void add_row(Row r) {
   print_row(r);
   std::printf("     %s\n", r.detail.dump().c_str());
   std::fflush(stdout);
   g_rows.push_back(std::move(r));
+  if (g_save_json) g_save_json();
 }
 
 // The detail objects below are key-value data, laid out several to a line.
@@ -293,8 +301,8 @@ void row_defaults_vs_scan(const std::string& set, std::size_t n, const Args& a) 
   double best = INFINITY;
   std::string best_text;
   for (const std::string& b : backends)
-    for (const char* tree : {"uniform", "adaptive"})
-      for (int offset = -4; offset <= 1; ++offset) {
+    for (const std::string& tree : a.auto_trees)
+      for (const int offset : a.auto_offsets) {
         Options f = o;
         f.backend = b;
         f.tree = tree;
@@ -317,7 +325,7 @@ void row_defaults_vs_scan(const std::string& set, std::size_t n, const Args& a) 
           point["median_s"] = median(t);
           if (median(t) < best) {
             best = median(t);
-            best_text = format("%s %s %+d", b.c_str(), tree, offset);
+            best_text = format("%s %s %+d", b.c_str(), tree.c_str(), offset);
           }
         } catch (const Error& e) {  // an offset past the root or the deepest level, memory
           point["skipped"] = e.what();
@@ -357,7 +365,8 @@ void usage() {
       "                     [--json FILE] [--ct CT] [--levels I] [--sample S]\n"
       "                     [--kernel-variants] [--kernel-n N] [--kernel-ct LIST]\n"
       "                     [--auto-sets LIST] [--auto-n LIST] [--auto-eps X]\n"
-      "                     [--auto-backends LIST] [--max-pairs P]\n"
+      "                     [--auto-backends LIST] [--auto-trees LIST] [--auto-offsets LIST]\n"
+      "                     [--max-pairs P]\n"
       "  rows: comma list of a,b,c,d,e,f,g,h or all (default; f only on >= 100 GiB of memory)\n");
 }
 
@@ -419,6 +428,11 @@ int main(int argc, char** argv) {
         a.auto_eps = std::stod(value());
       } else if (k == "--auto-backends") {
         a.auto_backends = comma_list(value());
+      } else if (k == "--auto-trees") {
+        a.auto_trees = comma_list(value());
+      } else if (k == "--auto-offsets") {
+        a.auto_offsets.clear();
+        for (const std::string& v : comma_list(value())) a.auto_offsets.push_back(std::stoi(v));
       } else if (k == "--max-pairs") {
         a.max_pairs = std::stod(value());
       } else if (k == "--help" || k == "-h") {
@@ -447,6 +461,37 @@ int main(int argc, char** argv) {
       a.level_offset);
   std::printf("%-4s %-46s %-16s %-22s %s\n", "row", "what", "target", "measured", "met");
   std::fflush(stdout);
+  if (!a.json_path.empty()) {
+    try {
+      check_writable(a.json_path);  // before the work, not after
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());
+      return 3;
+    }
+    g_save_json = [&a, device, threads] {
+      json j;
+      j["backend"] = a.backend;
+      j["device"] = device;
+      j["threads"] = threads;
+      j["host_memory_gib"] = host_memory_gib();
+      j["repeat"] = a.repeat;
+      j["ct"] = a.ct;
+      j["level_offset"] = a.level_offset;
+      j["ceiling_pairs_per_s"] = kCeiling;
+      j["peak_rss_gib"] = peak_rss_gib();
+      json rows = json::array();
+      for (const Row& r : g_rows) {
+        rows.push_back({{"id", r.id},
+                        {"what", r.what},
+                        {"target", r.target},
+                        {"measured", r.measured},
+                        {"met", r.met},
+                        {"detail", r.detail}});
+      }
+      j["rows"] = rows;
+      write_text_file(a.json_path, j.dump(2) + "\n");
+    };
+  }
 
   int status = 0;
   try {
@@ -553,31 +598,11 @@ int main(int argc, char** argv) {
               device.c_str(), threads);
   std::printf("%-4s %-46s %-16s %-22s %s\n", "row", "what", "target", "measured", "met");
   for (const Row& r : g_rows) print_row(r);
-  if (!a.json_path.empty()) {
-    json j;
-    j["backend"] = a.backend;
-    j["device"] = device;
-    j["threads"] = threads;
-    j["host_memory_gib"] = host_memory_gib();
-    j["repeat"] = a.repeat;
-    j["ct"] = a.ct;
-    j["level_offset"] = a.level_offset;
-    j["ceiling_pairs_per_s"] = kCeiling;
-    j["peak_rss_gib"] = peak_rss_gib();
-    json rows = json::array();
-    for (const Row& r : g_rows) {
-      rows.push_back({{"id", r.id},
-                      {"what", r.what},
-                      {"target", r.target},
-                      {"measured", r.measured},
-                      {"met", r.met},
-                      {"detail", r.detail}});
-    }
-    j["rows"] = rows;
-    std::ofstream out(a.json_path);
-    out << j.dump(2) << "\n";
-    if (!out) {
-      std::fprintf(stderr, "mlfma2d_bench: cannot write %s\n", a.json_path.c_str());
+  if (g_save_json) {
+    try {
+      g_save_json();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());
       status = status ? status : 3;
     }
   }

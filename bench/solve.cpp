@@ -3,15 +3,13 @@
 //   mlfma2d_bench_solve convergence      closed forms vs panels, observed order
 //   mlfma2d_bench_solve quadrature       product error vs Gauss nodes and near radius
 //   mlfma2d_bench_solve preconditioners  GMRES iterations per preconditioner and size
-// It builds the operator from the library's internal headers (like bench/bench.cpp).
+// Public API only: the operator through ElectrostaticSolver::potential_at_panels.
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "electrostatics/geometry.hpp"
-#include "electrostatics/operator.hpp"
 #include "mlfma2d/electrostatics.hpp"
 
 using namespace mlfma2d;
@@ -106,36 +104,38 @@ void quadrature() {
   for (const char* shape : {"two-wire", "microstrip"}) {
     ContourShape p;
     p.vertices = 1024;
+    const Contours c = generate_contours(shape, p);
     ElectrostaticOptions o;
     o.panels = shape == std::string("two-wire") ? 3000 : 2400;
-    const es::PanelSet ps = es::discretise(generate_contours(shape, p), o);
-    const std::size_t n = ps.size();
-    std::vector<double> a;
-    es::dense_single_layer(ps, &a, 0);
+    // The same operator twice: every entry analytic (dense), and the fast product.
+    ElectrostaticOptions d = o;
+    d.method = "dense";
+    ElectrostaticSolver dense(c, d);
+    const std::size_t n = dense.panels().size();
     std::mt19937 rng(3);
     std::uniform_real_distribution<double> u(-1, 1);
-    std::vector<std::vector<double>> vectors(3, std::vector<double>(n));
+    std::vector<std::vector<double>> vectors(3, std::vector<double>(n)), exact;
     for (std::size_t j = 0; j < n; ++j) {
       vectors[0][j] = 1;
       vectors[1][j] = u(rng);
       vectors[2][j] = j % 2 ? 1 : -1;  // the highest frequency a mesh holds
     }
+    for (const auto& v : vectors) exact.push_back(dense.potential_at_panels(v));
     for (const int nodes : {2, 3, 4, 6, 8}) {
       for (const double radius : {2.0, 4.0, 6.0, 12.0}) {
-        Options fmm;
-        fmm.eps = 1e-14;
-        es::SingleLayer op(ps, ps.xm, ps.ym, fmm, nodes, radius, false);
+        ElectrostaticOptions f = o;
+        f.quadrature_nodes = nodes;
+        f.near_radius = radius;
+        f.fmm.eps = 1e-14;
+        f.preconditioner = "none";  // not used here
+        ElectrostaticSolver fast(c, f);
         std::printf("%-12s %6d %6.0f", shape, nodes, radius);
-        for (const auto& v : vectors) {
-          std::vector<double> fast(n), exact(n, 0.0);
-          op.apply(v.data(), fast.data(), nullptr, nullptr);
-          for (std::size_t j = 0; j < n; ++j) {
-            for (std::size_t i = 0; i < n; ++i) exact[i] += a[j * n + i] * v[j];
-          }
+        for (std::size_t k = 0; k < vectors.size(); ++k) {
+          const std::vector<double> phi = fast.potential_at_panels(vectors[k]);
           double num = 0, den = 0;
           for (std::size_t i = 0; i < n; ++i) {
-            num += (fast[i] - exact[i]) * (fast[i] - exact[i]);
-            den += exact[i] * exact[i];
+            num += (phi[i] - exact[k][i]) * (phi[i] - exact[k][i]);
+            den += exact[k][i] * exact[k][i];
           }
           std::printf(" %12.2e", std::sqrt(num / den));
         }

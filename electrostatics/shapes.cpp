@@ -43,18 +43,35 @@ void add_strip(Contours* c, double x0, double x1, double y, int conductor) {
 }  // namespace
 
 double coax_capacitance(double a, double b, double eps_r) {
+  require_positive("coax_capacitance", "a", a);
+  require(std::isfinite(b) && b > a, "coax_capacitance", "b = " + num(b) + " m: expected > a");
+  require_positive("coax_capacitance", "eps_r", eps_r);
   return 2 * kPi * eps_r * kEpsilon0 / std::log(b / a);
 }
 
 double eccentric_coax_capacitance(double a, double b, double e, double eps_r) {
+  const std::string f = "eccentric_coax_capacitance";
+  require_positive(f, "a", a);
+  require(std::isfinite(b) && b > a, f, "b = " + num(b) + " m: expected > a");
+  require(std::isfinite(e) && e >= 0 && e < b - a, f,
+          "e = " + num(e) + " m: expected in [0, b - a)");
+  require_positive(f, "eps_r", eps_r);
   return 2 * kPi * eps_r * kEpsilon0 / std::acosh((a * a + b * b - e * e) / (2 * a * b));
 }
 
 double two_wire_capacitance(double a, double d, double eps_r) {
+  require_positive("two_wire_capacitance", "a", a);
+  require(std::isfinite(d) && d > 2 * a, "two_wire_capacitance",
+          "d = " + num(d) + " m: expected > 2a (the wires must not touch)");
+  require_positive("two_wire_capacitance", "eps_r", eps_r);
   return kPi * eps_r * kEpsilon0 / std::acosh(d / (2 * a));
 }
 
 double strip_sigma(double x, double w, double charge) {
+  require_positive("strip_sigma", "w", w);
+  require(std::isfinite(x) && std::abs(x) < 0.5 * w, "strip_sigma",
+          "x = " + num(x) + " m: expected inside the strip, |x| < w/2");
+  require(std::isfinite(charge), "strip_sigma", "charge is not finite");
   return charge / (kPi * std::sqrt(0.25 * w * w - x * x));
 }
 

@@ -365,6 +365,32 @@ ElectrostaticSolution ElectrostaticSolver::solve() {
   return s;
 }
 
+std::vector<double> ElectrostaticSolver::potential_at_panels(const std::vector<double>& sigma) {
+  Impl& m = *impl_;
+  const std::size_t N = m.n();
+  if (sigma.size() != N) {
+    throw InvalidInput("potential_at_panels: " + std::to_string(sigma.size()) +
+                       " densities for " + std::to_string(N) + " panels");
+  }
+  // u = sigma L / (2 pi eps) in normalised coordinates; the bordered system with c = 0 gives
+  // -(S u), and phi = -(S u) - log(L) Q / (2 pi eps) as in evaluate().
+  const double scale = m.ps.frame.scale;
+  std::vector<double> u(N + 1, 0.0), phi(N + 1);
+  double total = 0;
+  for (std::size_t j = 0; j < N; ++j) {
+    if (!std::isfinite(sigma[j])) {
+      throw InvalidInput("potential_at_panels: sigma[" + std::to_string(j) + "] is not finite");
+    }
+    u[j] = sigma[j] * scale / (kTwoPi * m.eps);
+    total += u[j] * m.ps.h[j];
+  }
+  m.system(u.data(), phi.data());
+  phi.resize(N);
+  const double shift = std::log(scale) * total;
+  for (double& v : phi) v -= shift;
+  return phi;
+}
+
 FieldAtTargets ElectrostaticSolver::evaluate(const ElectrostaticSolution& s,
                                              const std::vector<double>& tx,
                                              const std::vector<double>& ty) {

@@ -384,6 +384,27 @@ TEST(Conductors, CoaxFieldAndPotentialAtTargets) {
   EXPECT_THROW(solver.evaluate(s, {panels.x0[5]}, {panels.y0[5]}), InvalidInput);
 }
 
+TEST(Conductors, PotentialAtPanelsIsTheOperatorTheSolveInverts) {
+  // For a solution, potential_at_panels(sigma) + offset is each panel's conductor potential (to
+  // the GMRES tolerance), on the fast path and on the dense one; a wrong length is named.
+  for (const std::string method : {"fmm", "dense"}) {
+    ElectrostaticOptions o;
+    o.panels = 1200;
+    o.method = method;
+    o.potentials = {0.3, 1.0, -0.5};
+    ElectrostaticSolver solver(generate_contours("microstrip"), o);
+    const ElectrostaticSolution s = solver.solve();
+    const std::vector<double> phi = solver.potential_at_panels(s.sigma);
+    ASSERT_EQ(phi.size(), s.sigma.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < phi.size(); ++i) {
+      worst = std::max(worst, std::abs(phi[i] + s.offset - o.potentials[s.panels.conductor[i]]));
+    }
+    EXPECT_LT(worst, 1e-7) << method;
+    EXPECT_THROW(solver.potential_at_panels(std::vector<double>(3, 0.0)), InvalidInput);
+  }
+}
+
 // ---- Bad input
 
 std::string message_of(const std::function<void()>& f) {

@@ -183,6 +183,13 @@ class ElectrostaticSolver {
   FieldAtTargets evaluate(const ElectrostaticSolution& solution, const std::vector<double>& tx,
                           const std::vector<double>& ty);
 
+  /// The operator every solve inverts, for a caller's own iterative solver: the potential (V) at
+  /// the panel centres of the surface charge `sigma` (C/m^2, one per panel) with nothing added,
+  ///     phi_i = -1/(2 pi eps) sum_j sigma_j integral over panel j of log|x_i - y| ds(y),
+  /// computed as in solve() (one FMM product and the analytic near corrections; method dense: the
+  /// stored matrix). The potential of a solution is this plus its `offset`.
+  std::vector<double> potential_at_panels(const std::vector<double>& sigma);
+
   const Panels& panels() const;
   int conductors() const;
   const ElectrostaticOptions& options() const;
@@ -198,7 +205,8 @@ class ElectrostaticSolver {
 ElectrostaticSolution solve_conductors(const Contours& contours,
                                        const ElectrostaticOptions& options = {});
 
-// ---- Closed forms (F/m) for the test geometries; eps = eps_r * kEpsilon0.
+// ---- Closed forms (F/m) for the test geometries; eps = eps_r * kEpsilon0. Each throws
+// InvalidInput, naming the argument, where the geometry is impossible (b <= a, touching wires...).
 
 /// Coaxial line, radii a < b: 2 pi eps / ln(b/a).
 double coax_capacitance(double a, double b, double eps_r = 1);

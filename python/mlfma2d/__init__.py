@@ -3,12 +3,17 @@
     phi(x_i) = sum_j q_j log|x_i - y_j|,    E(x_i) = -grad phi(x_i)
 
 for sources y_j with charges q_j and targets x_i; a pair whose points coincide is skipped. Build a
-Solver once for a geometry, then evaluate any number of charge vectors on it. The whole API, with
-every argument, default and exception: docs/python.md.
+Solver once for a geometry, then evaluate any number of charge vectors on it. solve() finds the
+surface charges, fields and capacitance of conductors held at given potentials. The whole API,
+with every argument, default and exception: docs/python.md.
 """
 from ._core import (MAX_LEVELS, MAX_TERMS, BackendUnavailable, CudaError, Error, InvalidInput,
                     IoError, RuntimeFailure)
 from ._core import version as _version
+from ._electrostatics import (EPSILON_0, ContourFile, Contours, ElectrostaticSolver,
+                              FieldAtTargets, Panels, Solution, coax_capacitance, contour_shapes,
+                              eccentric_coax_capacitance, generate_contours, read_contours, solve,
+                              strip_sigma, two_wire_capacitance, write_contours, write_solution)
 from ._io import (PointSet, ResultData, format_of, generate_points, point_set_shapes, read_points,
                   read_result, read_targets, write_points, write_result)
 from ._solver import Solver, backends, direct_sum, error_norms, terms_for_eps
@@ -19,6 +24,10 @@ __all__ = [
     "Solver", "direct_sum", "backends", "terms_for_eps", "error_norms", "MAX_TERMS", "MAX_LEVELS",
     "PointSet", "ResultData", "read_points", "read_targets", "write_points", "read_result",
     "write_result", "generate_points", "point_set_shapes", "format_of",
+    "solve", "ElectrostaticSolver", "Solution", "Contours", "ContourFile", "Panels",
+    "FieldAtTargets", "generate_contours", "contour_shapes", "read_contours", "write_contours",
+    "write_solution", "coax_capacitance", "eccentric_coax_capacitance", "two_wire_capacitance",
+    "strip_sigma", "EPSILON_0",
     "Error", "InvalidInput", "IoError", "BackendUnavailable", "RuntimeFailure", "CudaError",
     "__version__",
 ]

@@ -8,6 +8,18 @@ from . import _core
 _LIBRARY_DEFAULTS = _core.default_options()
 
 
+def _fmm_options(*, levels=None, ct=None, **given):
+    """The Options dict of keyword arguments. None leaves the library's default: ct=None its
+    automatic CT (the cost model's depth), levels=None a level offset of 0, threads=None the OpenMP
+    default, terms=None p from eps, gpu_memory=None the free device memory, chunk_targets=None its
+    automatic chunking, calibration_cache=None its cache file. An explicit level offset keeps the
+    papers' meaning, as the CLI's --levels: CT 15 unless ct is given. The library checks values."""
+    if levels is not None and ct is None:
+        ct = _core.PAPERS_CT
+    given.update(ct=ct, level_offset=levels)
+    return {k: v for k, v in given.items() if v is not None}
+
+
 class Solver:
     """The fast multipole solver for one geometry: tree and interaction plan built once.
 
@@ -26,20 +38,10 @@ class Solver:
                  backend=_LIBRARY_DEFAULTS["backend"], ct=None, levels=None, field=False,
                  threads=None, tree=_LIBRARY_DEFAULTS["tree"], terms=None, gpu_memory=None,
                  chunk_targets=None, recalibrate=False, calibration_cache=None):
-        # Mapping onto Options. None leaves the library's default: ct=None its automatic CT
-        # (the cost model's depth), levels=None a level offset of 0, threads=None the OpenMP
-        # default, terms=None p from eps, gpu_memory=None the free device memory,
-        # chunk_targets=None its automatic chunking, calibration_cache=None its cache file.
-        # An explicit level offset keeps the papers' meaning, as the CLI's --levels: CT 15 unless
-        # ct is given. backend and tree default to the library's (the library checks them).
-        if levels is not None and ct is None:
-            ct = _core.PAPERS_CT
-        options = {"eps": eps, "backend": backend, "field": field, "tree": tree,
-                   "recalibrate": recalibrate}
-        optional = {"ct": ct, "level_offset": levels, "threads": threads, "terms": terms,
-                    "gpu_memory": gpu_memory, "chunk_targets": chunk_targets,
-                    "calibration_cache": calibration_cache}
-        options.update({k: v for k, v in optional.items() if v is not None})
+        options = _fmm_options(eps=eps, backend=backend, ct=ct, levels=levels, field=field,
+                               threads=threads, tree=tree, terms=terms, gpu_memory=gpu_memory,
+                               chunk_targets=chunk_targets, recalibrate=recalibrate,
+                               calibration_cache=calibration_cache)
         self._solver = _core.Solver(x, y, targets, options)
 
     def evaluate(self, q):

@@ -1,5 +1,7 @@
 #include "arrays.hpp"
 
+#include <climits>
+#include <cstdint>
 #include <memory>
 
 #include "mlfma2d/errors.hpp"
@@ -60,21 +62,50 @@ std::vector<double> to_vector(py::handle obj, const char* name) {
   return v;
 }
 
-std::vector<std::size_t> to_indices(py::handle obj, const char* name) {
+std::vector<std::int64_t> to_int64(py::handle obj, const char* name, bool allow_bool,
+                                   const char* kind_name) {
   py::array a = py::array::ensure(obj);
-  if (!a || (a.dtype().kind() != 'i' && a.dtype().kind() != 'u')) {
+  const char kind = a ? a.dtype().kind() : 0;
+  if (!a || (kind != 'i' && kind != 'u' && !(allow_bool && kind == 'b'))) {
     PyErr_Clear();
-    throw py::type_error(std::string(name) + " must be an array of integer indices");
+    throw py::type_error(std::string(name) + " must be an array of " + kind_name);
   }
   require_rank(a, name, 1, 1);
+  if (kind == 'u' && a.dtype().itemsize() == 8) {  // uint64 above 2^63 would wrap silently
+    const auto u = py::array_t<std::uint64_t>::ensure(a).unchecked<1>();
+    for (py::ssize_t i = 0; i < u.shape(0); ++i) {
+      if (u(i) > std::uint64_t(INT64_MAX))
+        throw mlfma2d::InvalidInput(std::string(name) + "[" + std::to_string(i) + "] = " +
+                                    std::to_string(u(i)) + " is too large");
+    }
+  }
   auto i64 = py::array_t<std::int64_t, py::array::forcecast>::ensure(a);
   const auto r = i64.unchecked<1>();
-  std::vector<std::size_t> v(std::size_t(r.shape(0)));
-  for (py::ssize_t i = 0; i < r.shape(0); ++i) {
-    if (r(i) < 0)
-      throw mlfma2d::InvalidInput(std::string(name) + ": index " + std::to_string(r(i)) +
+  std::vector<std::int64_t> v(std::size_t(r.shape(0)));
+  for (py::ssize_t i = 0; i < r.shape(0); ++i) v[std::size_t(i)] = r(i);
+  return v;
+}
+
+std::vector<int> to_int(py::handle obj, const char* name, bool allow_bool) {
+  const std::vector<std::int64_t> w = to_int64(obj, name, allow_bool);
+  std::vector<int> v(w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (w[i] < INT_MIN || w[i] > INT_MAX)
+      throw mlfma2d::InvalidInput(std::string(name) + "[" + std::to_string(i) + "] = " +
+                                  std::to_string(w[i]) + " is out of range");
+    v[i] = int(w[i]);
+  }
+  return v;
+}
+
+std::vector<std::size_t> to_indices(py::handle obj, const char* name) {
+  const std::vector<std::int64_t> w = to_int64(obj, name, false, "integer indices");
+  std::vector<std::size_t> v(w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (w[i] < 0)
+      throw mlfma2d::InvalidInput(std::string(name) + ": index " + std::to_string(w[i]) +
                                   " is negative");
-    v[std::size_t(i)] = std::size_t(r(i));
+    v[i] = std::size_t(w[i]);
   }
   return v;
 }

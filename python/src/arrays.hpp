@@ -5,7 +5,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,8 +29,23 @@ CArray real_array(py::handle obj, const char* name, int min_ndim = 1, int max_nd
 /// array whatever its strides).
 std::vector<double> to_vector(py::handle obj, const char* name);
 
-/// \brief A 1-D array of non-negative integers (indices) as std::size_t.
+/// \brief A 1-D array of integers (and, with allow_bool, booleans: flags) copied into int64,
+/// whatever its strides; TypeError ("<name> must be an array of <kind_name>") for other dtypes.
+std::vector<std::int64_t> to_int64(py::handle obj, const char* name, bool allow_bool = false,
+                                   const char* kind_name = "integers");
+/// \brief The same as int, InvalidInput naming the entry for a value out of int's range.
+std::vector<int> to_int(py::handle obj, const char* name, bool allow_bool = false);
+/// \brief A 1-D array of non-negative integers (indices) as std::size_t; booleans refused (a mask
+/// is not a list of indices).
 std::vector<std::size_t> to_indices(py::handle obj, const char* name);
+
+/// \brief A NumPy array holding a copy of `v` (integer results: offsets, indices).
+template <class T>
+py::array_t<T> copy_to_numpy(const std::vector<T>& v) {
+  py::array_t<T> a(py::ssize_t(v.size()));
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  return a;
+}
 
 /// \brief A NumPy array that owns `v`'s buffer: the library's vector results leave without a copy.
 py::array_t<double> to_numpy(std::vector<double>&& v);

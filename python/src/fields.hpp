@@ -1,15 +1,17 @@
 #pragma once
 // The fields of the library's public structs, by name: one line per field. to_dict() turns a
 // struct into a Python dict (Solver.stats, .timings, .options, backends()); options_from_dict()
-// fills Options from the keyword arguments. A new field of Options, TreeStats, Timings,
-// AutoChoice, CapacityCandidate or BackendInfo is one line here (python/tests/test_api.py reads the header and fails when a field
-// is missing).
+// fills Options (and the solve's settings) from the keyword arguments. A new field of Options,
+// TreeStats, Timings, AutoChoice, CapacityCandidate, BackendInfo, ElectrostaticOptions,
+// ElectrostaticTimings, SolveStats or ContourShape is one line here (python/tests/test_api.py and
+// test_solve.py read the headers and fail when a field is missing).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <string>
 #include <type_traits>
 
+#include "mlfma2d/electrostatics.hpp"
 #include "mlfma2d/errors.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 
@@ -119,6 +121,63 @@ void visit_fields(mlfma2d::BackendInfo& b, F&& f) {
   f("why", b.why);
 }
 
+// The solve's settings but `fmm` (the Solver's Options, a dict of its own).
+template <class F>
+void visit_fields(mlfma2d::ElectrostaticOptions& o, F&& f) {
+  f("eps_r", o.eps_r);
+  f("potentials", o.potentials);
+  f("reference", o.reference);
+  f("total_charge", o.total_charge);
+  f("capacitance", o.capacitance);
+  f("panels", o.panels);
+  f("panel_size", o.panel_size);
+  f("grading", o.grading);
+  f("corner_angle", o.corner_angle);
+  f("tol", o.tol);
+  f("restart", o.restart);
+  f("max_iterations", o.max_iterations);
+  f("preconditioner", o.preconditioner);
+  f("block_size", o.block_size);
+  f("block_overlap", o.block_overlap);
+  f("method", o.method);
+  f("quadrature_nodes", o.quadrature_nodes);
+  f("near_radius", o.near_radius);
+}
+
+template <class F>
+void visit_fields(mlfma2d::ElectrostaticTimings& t, F&& f) {
+  f("discretise", t.discretise);
+  f("near", t.near);
+  f("fmm_setup", t.fmm_setup);
+  f("preconditioner", t.preconditioner);
+  f("solve", t.solve);
+  f("products", t.products);
+  f("product", t.product);
+  f("product_fmm", t.product_fmm);
+  f("product_near", t.product_near);
+  f("total", t.total);
+}
+
+template <class F>
+void visit_fields(mlfma2d::SolveStats& s, F&& f) {
+  f("iterations", s.iterations);
+  f("residual", s.residual);
+  f("history", s.history);
+}
+
+template <class F>
+void visit_fields(mlfma2d::ContourShape& p, F&& f) {
+  f("a", p.a);
+  f("b", p.b);
+  f("e", p.e);
+  f("d", p.d);
+  f("w", p.w);
+  f("h", p.h);
+  f("s", p.s);
+  f("ground", p.ground);
+  f("vertices", p.vertices);
+}
+
 template <class T>
 py::dict to_dict(T value);
 
@@ -147,33 +206,39 @@ template <class T>
 const char* kind_of() {
   if constexpr (std::is_same_v<T, bool>) return "True or False";
   if constexpr (std::is_same_v<T, std::string>) return "a string";
+  if constexpr (std::is_same_v<T, std::vector<double>>) return "a list of numbers";
   if constexpr (std::is_floating_point_v<T>) return "a number";
   if constexpr (std::is_unsigned_v<T>) return "an integer >= 0";
   return "an integer";
 }
 
-/// \brief Options with the keys of `given` set; the others keep the library's defaults. An
-/// unknown key, or a value its field cannot hold, throws InvalidInput naming the option.
-inline mlfma2d::Options options_from_dict(const py::dict& given) {
-  mlfma2d::Options o;
+/// \brief `base` with the keys of `given` set. An unknown key, or a value its field cannot
+/// hold, throws InvalidInput naming the `what` ("option", "parameter").
+template <class T>
+T from_dict(const py::dict& given, T base, const char* what = "option") {
   for (auto item : given) {
     const std::string key = py::str(item.first);
     bool known = false;
-    visit_fields(o, [&](const char* name, auto&) { known = known || key == name; });
-    if (!known) throw mlfma2d::InvalidInput("unknown option '" + key + "'");
+    visit_fields(base, [&](const char* name, auto&) { known = known || key == name; });
+    if (!known) throw mlfma2d::InvalidInput("unknown " + std::string(what) + " '" + key + "'");
   }
-  visit_fields(o, [&](const char* name, auto& field) {
+  visit_fields(base, [&](const char* name, auto& field) {
     if (!given.contains(name)) return;
-    using T = std::decay_t<decltype(field)>;
+    using F = std::decay_t<decltype(field)>;
     const py::object value = given[name];
     try {
-      field = value.template cast<T>();
+      field = value.template cast<F>();
     } catch (const py::cast_error&) {
-      throw mlfma2d::InvalidInput(std::string("option ") + name + " must be " + kind_of<T>() +
+      throw mlfma2d::InvalidInput(std::string(what) + " " + name + " must be " + kind_of<F>() +
                                   ", got " + std::string(py::repr(value)));
     }
   });
-  return o;
+  return base;
+}
+
+/// \brief Options with the keys of `given` set; the others keep the library's defaults.
+inline mlfma2d::Options options_from_dict(const py::dict& given) {
+  return from_dict(given, mlfma2d::Options{});
 }
 
 }  // namespace mlfma2d_python

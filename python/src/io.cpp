@@ -1,9 +1,6 @@
 // Point-set and result files (HDF5 by ".h5"/".hdf5", CSV by ".csv") and the point-set generators.
-// The HDF5 library as Debian builds it is not thread-safe: the GIL is released, and one lock
-// keeps two Python threads out of it at once.
+// File operations run through without_gil() (bindings.hpp): the GIL released, one at a time.
 #include <pybind11/stl.h>
-
-#include <mutex>
 
 #include "arrays.hpp"
 #include "bindings.hpp"
@@ -12,16 +9,6 @@
 namespace mlfma2d_python {
 
 namespace {
-
-std::mutex io_mutex;
-
-// Runs `f` (which must not touch Python objects) without the GIL, one file operation at a time.
-template <class F>
-auto without_gil(F&& f) {
-  py::gil_scoped_release nogil;
-  std::lock_guard<std::mutex> lock(io_mutex);
-  return f();
-}
 
 py::object pair_or_none(std::vector<double>&& a, std::vector<double>&& b) {
   if (a.empty() && b.empty()) return py::none();
@@ -45,6 +32,11 @@ mlfma2d::AttrValue attribute(const std::string& key, py::handle value) {
 }
 
 }  // namespace
+
+std::mutex& file_mutex() {
+  static std::mutex m;
+  return m;
+}
 
 void bind_io(py::module_& m) {
   m.def("format_of", [](const std::string& path) {

@@ -9,4 +9,5 @@ PYBIND11_MODULE(_core, m) {
   mlfma2d_python::bind_errors(m);
   mlfma2d_python::bind_solver(m);
   mlfma2d_python::bind_io(m);
+  mlfma2d_python::bind_electrostatics(m);
 }

@@ -69,27 +69,20 @@ class PySolver {
     double* phi = out.potential.mutable_data();
     double* ex = with_field ? out.ex.mutable_data() : nullptr;
     double* ey = with_field ? out.ey.mutable_data() : nullptr;
-    {
-      py::gil_scoped_release nogil;
-      std::lock_guard<std::mutex> lock(mutex_);  // taken without the GIL: no deadlock
+    without_gil(mutex_, [&] {
       for (std::size_t r = 0; r < rows; ++r) {
         solver_->evaluate(qp + r * n, phi + r * m, ex ? ex + r * m : nullptr,
                           ey ? ey + r * m : nullptr);
       }
-    }
+    });
     return out.result(with_field);
   }
 
   py::dict stats() const { return to_dict(solver_->stats()); }
   py::dict options() const { return to_dict(solver_->options()); }
   py::dict timings() {
-    mlfma2d::Timings t;
-    {
-      py::gil_scoped_release nogil;
-      std::lock_guard<std::mutex> lock(mutex_);  // not while another thread's evaluate writes them
-      t = solver_->timings();
-    }
-    return to_dict(t);
+    // Not while another thread's evaluate writes them.
+    return to_dict(without_gil(mutex_, [&] { return solver_->timings(); }));
   }
   std::vector<std::string> warnings() const { return solver_->warnings(); }
   py::dict auto_choice() const { return to_dict(solver_->auto_choice()); }

@@ -7,22 +7,7 @@ import pytest
 
 import mlfma2d
 from mlfma2d import _core
-from conftest import REPO, points
-
-
-def struct_fields(struct):
-    """Field names of `struct` in include/mlfma2d/mlfma2d.hpp, in declaration order."""
-    text = (REPO / "include" / "mlfma2d" / "mlfma2d.hpp").read_text()
-    body = re.search(r"struct %s \{(.*?)\n\};" % struct, text, re.S).group(1)
-    body = re.sub(r"//[^\n]*", "", body)
-    names = []
-    for statement in body.split(";"):
-        statement = statement.strip()
-        if not statement or "(" in statement:  # member functions
-            continue
-        declarators = re.sub(r"^[\w:<>]+\s+", "", statement)  # drop the type
-        names += [d.split("=")[0].strip() for d in declarators.split(",")]
-    return names
+from conftest import REPO, points, struct_fields
 
 
 def test_the_header_parser_finds_known_fields():

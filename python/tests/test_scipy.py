@@ -2,9 +2,7 @@
 
 The system solved is a second-kind one, (K + alpha I) sigma = b with K_ij = log|x_i - x_j|
 (K_ii = 0, the pair skipped), well conditioned for alpha = -20 on these points (checked below).
-gmres_solve() is the part any comparison reuses: when the library's electrostatic solve lands,
-a test comparing mlfma2d.solve(...)'s sigma with gmres_solve on the same contour points and
-diagonal is one more function here.
+SciPy's GMRES on the electrostatic solve's own operator, matching mlfma2d.solve: test_solve.py.
 """
 import inspect
 import re

@@ -1,0 +1,307 @@
+"""The electrostatic solve: charges, fields and capacitance of 2D conductors held at given
+potentials (the library's electrostatics.hpp; the formulation and its accuracy: docs/solve.md).
+
+SI units throughout: metres, volts, C/m^2 (sigma), C/m (charge), F/m (capacitance). Conductors are
+infinitely long along z; their cross-sections are polygonal contours (closed polygons or open
+polylines, several contours may form one conductor). With K >= 2 conductors the total charge is
+zero and `reference` is the ground; K = 1 carries `total_charge`.
+"""
+import os
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from . import _core
+from ._solver import _fmm_options
+
+# The library's ElectrostaticOptions defaults, read from it (the keyword defaults follow it).
+_DEFAULTS = _core.default_electrostatic_options()
+
+EPSILON_0 = _core.EPSILON_0
+
+
+class Contours(NamedTuple):
+    """Conductor cross-sections: every contour's vertices one after another.
+
+    x, y: vertices (m). offsets: first vertex of each contour, contours + 1 entries (0 first, the
+    vertex count last). closed: per contour 1 = closed polygon (the last vertex joins the first;
+    do not repeat it), 0 = open polyline. conductor: per contour its conductor, 0-based.
+    """
+    x: np.ndarray
+    y: np.ndarray
+    offsets: np.ndarray
+    closed: np.ndarray
+    conductor: np.ndarray
+
+    @classmethod
+    def from_polygons(cls, polygons):
+        """Contours from an iterable of (x, y, closed, conductor): one item per contour."""
+        xs, ys, offsets, closed, conductor = [], [], [0], [], []
+        for i, item in enumerate(polygons):
+            if len(item) != 4:
+                raise _core.InvalidInput(f"contour {i}: expected (x, y, closed, conductor), got "
+                                         f"{len(item)} items")
+            cx, cy, c, k = item
+            cx = np.atleast_1d(np.asarray(cx, dtype=np.float64))
+            cy = np.atleast_1d(np.asarray(cy, dtype=np.float64))
+            xs.append(cx)
+            ys.append(cy)
+            offsets.append(offsets[-1] + len(cx))
+            closed.append(int(bool(c)))
+            conductor.append(int(k))
+        empty = np.empty(0)
+        return cls(np.concatenate(xs) if xs else empty, np.concatenate(ys) if ys else empty,
+                   np.array(offsets, dtype=np.int64), np.array(closed, dtype=np.int32),
+                   np.array(conductor, dtype=np.int32))
+
+    @property
+    def contours(self):
+        """The number of contours."""
+        return len(self.closed)
+
+    @property
+    def conductors(self):
+        """The number of conductors: the largest conductor index + 1."""
+        return int(np.max(self.conductor)) + 1 if len(self.conductor) else 0
+
+    def validate(self):
+        """Raise InvalidInput, naming the contour, vertex or segment, when the contours are not a
+        valid geometry (lengths, offsets, flags, indices, vertex counts, non-finite coordinates,
+        zero-length segments, segments that cross or touch)."""
+        _core.validate_contours(*self)
+
+
+class ContourFile(NamedTuple):
+    """A contour file read back: the contours and, where the file has them, the conductors'
+    potentials (V) and the relative permittivity."""
+    contours: Contours
+    potentials: Optional[np.ndarray]
+    eps_r: Optional[float]
+
+
+class Panels(NamedTuple):
+    """The discretisation (m): panel end points, centres (the collocation points), lengths, and
+    each panel's contour and conductor."""
+    x0: np.ndarray
+    y0: np.ndarray
+    x1: np.ndarray
+    y1: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    length: np.ndarray
+    contour: np.ndarray
+    conductor: np.ndarray
+
+    def __len__(self):
+        return len(self.x)
+
+
+class FieldAtTargets(NamedTuple):
+    """Potential (V) and field E = -grad phi (V/m) at target points."""
+    potential: np.ndarray
+    ex: np.ndarray
+    ey: np.ndarray
+
+
+class Solution:
+    """What a solve returns (the library's ElectrostaticSolution).
+
+    sigma (C/m^2 per panel), charge (C/m per conductor), potentials (V per conductor),
+    capacitance ((K-1) x (K-1) F/m; rows and columns: capacitance_conductors, the conductors
+    other than the reference; empty without capacitance), offset (V: the potential at infinity for
+    K >= 2), panels, iterations, residual, solves (per right-hand side: iterations, residual,
+    history), timings, fmm_stats, fmm_backend, fmm_eps, preconditioner; targets and field (a
+    FieldAtTargets) when solve() was given targets, else None.
+    """
+
+    def __init__(self, core, targets=None, field=None):
+        self._core = core
+        self.targets = targets
+        self.field = field
+        # Read once: each read of the core object copies.
+        self.sigma = core.sigma
+        self.charge = core.charge
+        self.potentials = core.potentials
+        self.capacitance = core.capacitance
+        self.capacitance_conductors = core.capacitance_conductors
+        self.panels = Panels(**core.panels)
+
+    offset = property(lambda self: self._core.offset)
+    eps_r = property(lambda self: self._core.eps_r)
+    reference = property(lambda self: self._core.reference)
+    iterations = property(lambda self: self._core.iterations)
+    residual = property(lambda self: self._core.residual)
+    solves = property(lambda self: self._core.solves)
+    timings = property(lambda self: self._core.timings)
+    fmm_stats = property(lambda self: self._core.fmm_stats)
+    fmm_backend = property(lambda self: self._core.fmm_backend)
+    fmm_eps = property(lambda self: self._core.fmm_eps)
+    preconditioner = property(lambda self: self._core.preconditioner)
+
+    def __repr__(self):
+        k = len(self.charge)
+        return (f"mlfma2d.Solution(conductors={k}, panels={len(self.sigma)}, "
+                f"iterations={self.iterations}, residual={self.residual:.3g})")
+
+
+def _contours(contours):
+    if isinstance(contours, ContourFile):
+        contours = contours.contours
+    if not isinstance(contours, Contours):
+        if isinstance(contours, tuple) and len(contours) == 5:
+            contours = Contours(*contours)
+        else:
+            raise TypeError("contours must be a mlfma2d.Contours (Contours.from_polygons, "
+                            "generate_contours, read_contours), got "
+                            f"{type(contours).__name__}")
+    return contours
+
+
+class ElectrostaticSolver:
+    """The solve for one geometry: contours discretised, the operator (FMM Solver, analytic near
+    corrections, preconditioner) built once; then solve() for the potentials given, and field()
+    at any points.
+
+    ElectrostaticSolver(contours, *, potentials=None, eps_r=1, reference=0, total_charge=1e-9,
+                        capacitance=True, panels=0, panel_size=0, grading=3, corner_angle=10,
+                        tol=1e-10, restart=50, max_iterations=5000, preconditioner="auto",
+                        block_size=32, block_overlap=8, method="fmm", quadrature_nodes=4,
+                        near_radius=6, eps=None, backend="auto", ct=None, levels=None,
+                        threads=None, tree="adaptive")
+
+    The first group are the library's ElectrostaticOptions (defaults from it; docs/python.md
+    says what each means). eps, backend, ct, levels, threads and tree set the FMM Solver as in
+    mlfma2d.Solver; eps=None derives the FMM accuracy from tol (min(1e-6, max(1e-14, tol/100))).
+    """
+
+    def __init__(self, contours, *, eps=None, backend=None, ct=None, levels=None, threads=None,
+                 tree=None, **options):
+        c = _contours(contours)
+        if "potentials" in options and options["potentials"] is not None:
+            options["potentials"] = [float(v) for v in np.ravel(options["potentials"])]
+        options = {k: v for k, v in options.items() if v is not None}
+        fmm = _fmm_options(eps=eps, backend=backend, ct=ct, levels=levels, threads=threads,
+                           tree=tree)
+        self._solver = _core.ElectrostaticSolver(*c, options, fmm)
+        self.contours = c
+
+    def solve(self, targets=None):
+        """Solve for the potentials given; with targets (a pair (tx, ty) of arrays, m), also the
+        potential and field there (Solution.field)."""
+        s = Solution(self._solver.solve())
+        if targets is not None:
+            s.targets = targets
+            s.field = self.field(s, targets)
+        return s
+
+    def field(self, solution, targets):
+        """Potential (V) and field (V/m) at targets (tx, ty) for a solution of this solver, as a
+        FieldAtTargets. On a panel (not at its ends) the field is the mean of its two sides; a
+        target exactly on a panel end point raises InvalidInput."""
+        if not isinstance(solution, Solution):
+            raise TypeError("solution must be a mlfma2d.Solution from this solver's solve()")
+        if len(targets) != 2:
+            raise _core.InvalidInput("targets must be a pair (tx, ty) of 1-D arrays")
+        return FieldAtTargets(*self._solver.field(solution._core, targets[0], targets[1]))
+
+    def potential_at_panels(self, sigma):
+        """The operator every solve inverts: the potential (V) at the panel centres of a surface
+        charge sigma (C/m^2 per panel), nothing added (a solution's potential is this plus its
+        offset). One FMM product and the analytic near corrections."""
+        return self._solver.potential_at_panels(sigma)
+
+    def as_linear_operator(self):
+        """potential_at_panels as a scipy.sparse.linalg.LinearOperator (panels x panels), for a
+        caller's own iterative solver; the constant and the charge condition are the caller's
+        (docs/python.md has the bordered system the library solves)."""
+        try:
+            from scipy.sparse.linalg import LinearOperator
+        except ImportError as e:
+            raise ImportError("ElectrostaticSolver.as_linear_operator needs SciPy (Debian: "
+                              "apt-get install python3-scipy; pip: pip install scipy)") from e
+        n = len(self.panels)
+        return LinearOperator((n, n), matvec=lambda s: self.potential_at_panels(np.ravel(s)),
+                              dtype=np.float64)
+
+    @property
+    def panels(self):
+        """The panels (a Panels of arrays, m)."""
+        return Panels(**self._solver.panels)
+
+    @property
+    def conductors(self):
+        return self._solver.conductors
+
+    @property
+    def options(self):
+        """Every ElectrostaticOptions field this solver uses, as a dict; "fmm": the Solver's."""
+        return self._solver.options
+
+    @property
+    def timings(self):
+        """Set-up seconds (discretise, near, fmm_setup, preconditioner), then the last solve's."""
+        return self._solver.timings
+
+    def __repr__(self):
+        return (f"mlfma2d.ElectrostaticSolver(conductors={self.conductors}, "
+                f"panels={len(self.panels)})")
+
+
+def solve(contours, *, targets=None, **options):
+    """One call: ElectrostaticSolver(contours, **options).solve(targets). Returns a Solution with
+    sigma (C/m^2 per panel), charge (C/m per conductor) and capacitance ((K-1) x (K-1), F/m)."""
+    return ElectrostaticSolver(contours, **options).solve(targets)
+
+
+def contour_shapes():
+    """The geometries generate_contours knows."""
+    return _core.contour_shapes()
+
+
+def generate_contours(shape, **parameters):
+    """A named geometry (contour_shapes()) as Contours. Parameters (m) and their defaults:
+    a=1e-3, b=3e-3, e=1e-3, d=4e-3, w=1e-3, h=0.5e-3, s=1e-3, ground=10e-3, vertices=256
+    (per circle); docs/python.md says which shape uses which."""
+    return Contours(*_core.generate_contours(shape, parameters))
+
+
+def read_contours(path):
+    """A contour file (HDF5: /contours/x, y, offsets, closed, conductor, optional
+    /conductors/potential and attribute eps_r) as a ContourFile; IoError names the file,
+    dataset and index of anything wrong."""
+    c, potentials, eps_r = _core.read_contours(os.fspath(path))
+    return ContourFile(Contours(*c), potentials, eps_r)
+
+
+def write_contours(path, contours, potentials=None, eps_r=None):
+    """Write a contour file (atomically: nothing is written on any error)."""
+    c = _contours(contours)
+    _core.write_contours(os.fspath(path), *c, potentials, eps_r)
+
+
+def write_solution(path, solution):
+    """Write a Solution (HDF5, atomically): /capacitance, /charge, /conductors/potential,
+    /panels/*, and with a field /targets/*, as `mlfma2d solve` writes it."""
+    if not isinstance(solution, Solution):
+        raise TypeError("solution must be a mlfma2d.Solution")
+    _core.write_solution(os.fspath(path), solution._core, solution.targets, solution.field)
+
+
+def coax_capacitance(a, b, eps_r=1.0):
+    """Coaxial line, radii a < b (m): 2 pi eps / ln(b/a), F/m."""
+    return _core.coax_capacitance(a, b, eps_r)
+
+
+def eccentric_coax_capacitance(a, b, e, eps_r=1.0):
+    """Eccentric coax, centres e apart: 2 pi eps / acosh((a^2 + b^2 - e^2) / (2ab)), F/m."""
+    return _core.eccentric_coax_capacitance(a, b, e, eps_r)
+
+
+def two_wire_capacitance(a, d, eps_r=1.0):
+    """Two-wire line, radius a, centre distance d > 2a: pi eps / acosh(d / (2a)), F/m."""
+    return _core.two_wire_capacitance(a, d, eps_r)
+
+
+def strip_sigma(x, w, charge):
+    """Lone flat strip |x| < w/2 carrying charge (C/m): Q / (pi sqrt((w/2)^2 - x^2)), C/m^2."""
+    return _core.strip_sigma(x, w, charge)
