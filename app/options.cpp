@@ -131,13 +131,9 @@ std::string file_option(const std::string& option, const std::string& path) {
 }
 
 std::vector<std::string> list_option(const std::string& option, const std::string& text) {
-  std::vector<std::string> items;
-  std::string item;
-  std::istringstream in(text + ",");
-  while (std::getline(in, item, ',')) {
+  const std::vector<std::string> items = split(text, ',');
+  for (const std::string& item : items)
     if (item.empty()) bad_value(option, text, "a comma-separated list without empty items");
-    items.push_back(item);
-  }
   return items;
 }
 

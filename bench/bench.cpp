@@ -114,15 +114,15 @@ struct Args {
   std::vector<std::string> auto_backends;  ///< empty: every available one
   std::vector<std::string> auto_trees = {"uniform", "adaptive"};
   std::vector<int> auto_offsets = {-4, -3, -2, -1, 0, 1};
-  double max_pairs = 2e10;                 ///< row h skips a scan point with more pairs
+  double max_pairs = 2e10;  ///< row h skips a scan point with more pairs
 };
 
 std::vector<std::string> comma_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream s(text);
-  for (std::string item; std::getline(s, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
+  std::vector<std::string> items = split(text, ',');
+  for (const std::string& item : items)
+    if (item.empty())
+      throw InvalidInput("'" + text + "': a comma-separated list without empty items");
+  return items;
 }
 
 struct Row {

@@ -18,12 +18,14 @@
 
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
+#include "mlfma2d/text.hpp"
 
 namespace {
 
 using mlfma2d::Options;
 using mlfma2d::PointSet;
 using mlfma2d::Solver;
+using mlfma2d::split;
 
 struct Args {
   std::size_t n = 1000000;
@@ -39,14 +41,6 @@ struct Args {
   double max_pairs = 2e10;  ///< skip a configuration with more near-field pairs than this
   std::string json;
 };
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
@@ -75,12 +69,12 @@ Args parse(int argc, char** argv) {
       else if (k == "--backend")
         a.backend = v;
       else if (k == "--sets")
-        a.sets = split(v);
+        a.sets = split(v, ',');
       else if (k == "--trees")
-        a.trees = split(v);
+        a.trees = split(v, ',');
       else if (k == "--levels") {
         a.offsets.clear();
-        for (const std::string& o : split(v)) a.offsets.push_back(std::stoi(o));
+        for (const std::string& o : split(v, ',')) a.offsets.push_back(std::stoi(o));
       } else if (k == "--repeat")
         a.repeat = std::stoi(v);
       else if (k == "--threads")

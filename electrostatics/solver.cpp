@@ -369,8 +369,8 @@ std::vector<double> ElectrostaticSolver::potential_at_panels(const std::vector<d
   Impl& m = *impl_;
   const std::size_t N = m.n();
   if (sigma.size() != N) {
-    throw InvalidInput("potential_at_panels: " + std::to_string(sigma.size()) +
-                       " densities for " + std::to_string(N) + " panels");
+    throw InvalidInput("potential_at_panels: " + std::to_string(sigma.size()) + " densities for " +
+                       std::to_string(N) + " panels");
   }
   // u = sigma L / (2 pi eps) in normalised coordinates; the bordered system with c = 0 gives
   // -(S u), and phi = -(S u) - log(L) Q / (2 pi eps) as in evaluate().

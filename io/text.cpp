@@ -24,6 +24,16 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
   return out;
 }
 
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> items;
+  if (text.empty()) return items;
+  std::size_t start = 0;
+  for (std::size_t at; (at = text.find(separator, start)) != std::string::npos; start = at + 1)
+    items.push_back(text.substr(start, at - start));
+  items.push_back(text.substr(start));
+  return items;
+}
+
 std::string excerpt(std::string_view text, std::size_t max) {
   if (text.size() <= max) return std::string(text);
   std::size_t cut = max;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mlfma2d/io.hpp"
+#include "mlfma2d/text.hpp"
 #include "tests/h5_writer.hpp"
 #include "tests/test_util.hpp"
 
@@ -623,4 +624,18 @@ TEST(Generators, BadArguments) {
 }
 
 }  // namespace
+}  // namespace mlfma2d
+
+namespace mlfma2d {
+
+TEST(Text, SplitIsTheInverseOfJoin) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(split("a,,b", ','), (V{"a", "", "b"}));
+  EXPECT_EQ(split("cpu", ','), (V{"cpu"}));
+  EXPECT_EQ(split("a,", ','), (V{"a", ""}));
+  EXPECT_TRUE(split("", ',').empty());
+  for (const V& items : {V{"x", "y", "z"}, V{"", "a", ""}, V{"one"}})
+    EXPECT_EQ(split(join(items, ","), ','), items);
+}
+
 }  // namespace mlfma2d

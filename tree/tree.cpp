@@ -121,13 +121,17 @@ void split_level(const Keys& keys, int l, const std::vector<char>& split, int th
       out[q] = first_at_or_after(k, out[q - 1], hi, l + 1, (parents->key[b] << 2) | q);
     out[4] = hi;
   };
+  // Both point sets' child ranges of box b.
+  auto quadrants = [&](std::int64_t b, std::int64_t* src, std::int64_t* tgt) {
+    bounds(b, keys.src, parents->src_begin[b], parents->src_end[b], src);
+    bounds(b, keys.tgt, parents->tgt_begin[b], parents->tgt_end[b], tgt);
+  };
   std::vector<std::int32_t> count(nb + 1, 0);
 #pragma omp parallel for num_threads(team_size(threads, nb)) schedule(dynamic, 256)
   for (std::int64_t b = 0; b < nb; ++b) {
     if (!split[b]) continue;
     std::int64_t s[5], t[5];
-    bounds(b, keys.src, parents->src_begin[b], parents->src_end[b], s);
-    bounds(b, keys.tgt, parents->tgt_begin[b], parents->tgt_end[b], t);
+    quadrants(b, s, t);
     int n = 0;
     for (int q = 0; q < 4; ++q) n += (s[q + 1] > s[q] || t[q + 1] > t[q]) ? 1 : 0;
     count[b + 1] = n;
@@ -147,8 +151,7 @@ void split_level(const Keys& keys, int l, const std::vector<char>& split, int th
   for (std::int64_t b = 0; b < nb; ++b) {
     if (!split[b]) continue;
     std::int64_t s[5], t[5];
-    bounds(b, keys.src, parents->src_begin[b], parents->src_end[b], s);
-    bounds(b, keys.tgt, parents->tgt_begin[b], parents->tgt_end[b], t);
+    quadrants(b, s, t);
     std::int32_t at = parents->child_begin[b];
     for (int q = 0; q < 4; ++q) {
       if (!(s[q + 1] > s[q] || t[q + 1] > t[q])) continue;

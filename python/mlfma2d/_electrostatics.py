@@ -14,9 +14,6 @@ import numpy as np
 from . import _core
 from ._solver import _fmm_options
 
-# The library's ElectrostaticOptions defaults, read from it (the keyword defaults follow it).
-_DEFAULTS = _core.default_electrostatic_options()
-
 EPSILON_0 = _core.EPSILON_0
 
 

@@ -75,8 +75,8 @@ std::vector<std::int64_t> to_int64(py::handle obj, const char* name, bool allow_
     const auto u = py::array_t<std::uint64_t>::ensure(a).unchecked<1>();
     for (py::ssize_t i = 0; i < u.shape(0); ++i) {
       if (u(i) > std::uint64_t(INT64_MAX))
-        throw mlfma2d::InvalidInput(std::string(name) + "[" + std::to_string(i) + "] = " +
-                                    std::to_string(u(i)) + " is too large");
+        throw mlfma2d::InvalidInput(std::string(name) + "[" + std::to_string(i) +
+                                    "] = " + std::to_string(u(i)) + " is too large");
     }
   }
   auto i64 = py::array_t<std::int64_t, py::array::forcecast>::ensure(a);
@@ -91,8 +91,8 @@ std::vector<int> to_int(py::handle obj, const char* name, bool allow_bool) {
   std::vector<int> v(w.size());
   for (std::size_t i = 0; i < w.size(); ++i) {
     if (w[i] < INT_MIN || w[i] > INT_MAX)
-      throw mlfma2d::InvalidInput(std::string(name) + "[" + std::to_string(i) + "] = " +
-                                  std::to_string(w[i]) + " is out of range");
+      throw mlfma2d::InvalidInput(std::string(name) + "[" + std::to_string(i) +
+                                  "] = " + std::to_string(w[i]) + " is out of range");
     v[i] = int(w[i]);
   }
   return v;

@@ -116,8 +116,7 @@ void bind_electrostatics(py::module_& m) {
   py::class_<S>(m, "ElectrostaticSolution")
       .def_property_readonly("sigma", [](const S& s) { return copy_to_numpy(s.s.sigma); })
       .def_property_readonly("charge", [](const S& s) { return copy_to_numpy(s.s.charge); })
-      .def_property_readonly("potentials",
-                             [](const S& s) { return copy_to_numpy(s.s.potentials); })
+      .def_property_readonly("potentials", [](const S& s) { return copy_to_numpy(s.s.potentials); })
       .def_property_readonly("offset", [](const S& s) { return s.s.offset; })
       .def_property_readonly("eps_r", [](const S& s) { return s.s.eps_r; })
       .def_property_readonly("reference", [](const S& s) { return s.s.reference; })
@@ -128,7 +127,8 @@ void bind_electrostatics(py::module_& m) {
       .def_property_readonly("solves",
                              [](const S& s) {
                                py::list l;
-                               for (const mlfma2d::SolveStats& st : s.s.solves) l.append(to_dict(st));
+                               for (const mlfma2d::SolveStats& st : s.s.solves)
+                                 l.append(to_dict(st));
                                return l;
                              })
       .def_property_readonly("iterations", [](const S& s) { return s.s.iterations; })
@@ -145,8 +145,8 @@ void bind_electrostatics(py::module_& m) {
              return std::make_unique<PyElectrostaticSolver>(
                  contours_from(x, y, offsets, closed, conductor), options, fmm);
            }),
-           py::arg("x"), py::arg("y"), py::arg("offsets"), py::arg("closed"),
-           py::arg("conductor"), py::arg("options"), py::arg("fmm"))
+           py::arg("x"), py::arg("y"), py::arg("offsets"), py::arg("closed"), py::arg("conductor"),
+           py::arg("options"), py::arg("fmm"))
       .def("solve", &PyElectrostaticSolver::solve)
       .def("field", &PyElectrostaticSolver::field, py::arg("solution"), py::arg("tx"),
            py::arg("ty"))
@@ -175,23 +175,23 @@ void bind_electrostatics(py::module_& m) {
   // (contours tuple, potentials or None, eps_r or None)
   m.def("read_contours", [](const std::string& path) {
     mlfma2d::ContourFile f = without_gil([&] { return mlfma2d::read_contours(path); });
-    return py::make_tuple(contours_tuple(f.contours),
-                          f.potentials.empty() ? py::object(py::none())
-                                               : py::object(copy_to_numpy(f.potentials)),
-                          f.has_eps_r ? py::object(py::float_(f.eps_r)) : py::object(py::none()));
+    return py::make_tuple(
+        contours_tuple(f.contours),
+        f.potentials.empty() ? py::object(py::none()) : py::object(copy_to_numpy(f.potentials)),
+        f.has_eps_r ? py::object(py::float_(f.eps_r)) : py::object(py::none()));
   });
-  m.def("write_contours", [](const std::string& path, py::handle x, py::handle y,
-                             py::handle offsets, py::handle closed, py::handle conductor,
-                             py::handle potentials, py::handle eps_r) {
-    mlfma2d::ContourFile f;
-    f.contours = contours_from(x, y, offsets, closed, conductor);
-    if (!potentials.is_none()) f.potentials = to_vector(potentials, "potentials");
-    if (!eps_r.is_none()) {
-      f.eps_r = py::float_(py::reinterpret_borrow<py::object>(eps_r)).cast<double>();
-      f.has_eps_r = true;
-    }
-    without_gil([&] { mlfma2d::write_contours(path, f); });
-  });
+  m.def("write_contours",
+        [](const std::string& path, py::handle x, py::handle y, py::handle offsets,
+           py::handle closed, py::handle conductor, py::handle potentials, py::handle eps_r) {
+          mlfma2d::ContourFile f;
+          f.contours = contours_from(x, y, offsets, closed, conductor);
+          if (!potentials.is_none()) f.potentials = to_vector(potentials, "potentials");
+          if (!eps_r.is_none()) {
+            f.eps_r = py::float_(py::reinterpret_borrow<py::object>(eps_r)).cast<double>();
+            f.has_eps_r = true;
+          }
+          without_gil([&] { mlfma2d::write_contours(path, f); });
+        });
   m.def("write_solution", [](const std::string& path, const PySolution& solution,
                              py::handle targets, py::handle field) {
     std::vector<double> tx, ty;
@@ -207,9 +207,8 @@ void bind_electrostatics(py::module_& m) {
       f.field_x = to_vector(items[1], "field[1]");
       f.field_y = to_vector(items[2], "field[2]");
     }
-    without_gil([&] {
-      mlfma2d::write_solution(path, solution.s, tx, ty, with_targets ? &f : nullptr);
-    });
+    without_gil(
+        [&] { mlfma2d::write_solution(path, solution.s, tx, ty, with_targets ? &f : nullptr); });
   });
   m.def("coax_capacitance", &mlfma2d::coax_capacitance, py::arg("a"), py::arg("b"),
         py::arg("eps_r") = 1.0);
