@@ -3,11 +3,15 @@
 // the lists U, V, W, X cover every (target, source) pair exactly once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
+#include <random>
 #include <set>
 
 #include "tests/test_util.hpp"
+#include "tree/parallel_sort.hpp"
 #include "tree/plan.hpp"
 #include "tree/tree.hpp"
 
@@ -20,6 +24,41 @@ Tree tree_of(const PointSet& p, int ct, int offset = 0, std::string* warning = n
 }
 Tree adaptive_of(const PointSet& p, int ct, int offset = 0, std::string* warning = nullptr) {
   return tree_of(p, ct, offset, warning, TreeKind::Adaptive);
+}
+
+TEST(ParallelSort, IsAStableSortCarryingIndexAndCoordinates) {
+  // Keys with many repeats (stability shows) and spans from a few bits to 58, sizes around the
+  // insertion-sort and single-bucket limits, every thread count: the same as std::stable_sort.
+  std::mt19937_64 rng(5);
+  for (const std::size_t n : {0, 1, 2, 31, 33, 700, 5000, 200000}) {
+    for (const int bits : {0, 3, 20, 58}) {
+      Array<std::uint64_t> keys;
+      std::vector<double> x, y;
+      for (std::size_t i = 0; i < n; ++i) {
+        keys.push_back(bits == 0 ? 7 : rng() >> (64 - bits));
+        x.push_back(double(keys.back()) + 0.5);
+        y.push_back(-double(i));
+      }
+      std::vector<std::size_t> order(n);
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+      for (const int threads : {1, 2, 3}) {
+        SCOPED_TRACE("n " + std::to_string(n) + ", bits " + std::to_string(bits) + ", threads " +
+                     std::to_string(threads));
+        const KeyedPoints p = sort_points(keys, x.data(), y.data(), threads);
+        ASSERT_EQ(p.key.size(), n);
+        ASSERT_EQ(p.index.size(), n);
+        for (std::size_t i = 0; i < n; ++i) {
+          const std::size_t j = order[i];
+          ASSERT_EQ(p.key[i], keys[j]) << i;
+          ASSERT_EQ(p.index[i], std::int64_t(j)) << i;
+          ASSERT_EQ(p.x[i], x[j]) << i;
+          ASSERT_EQ(p.y[i], y[j]) << i;
+        }
+      }
+    }
+  }
 }
 
 TEST(Morton, EncodeDecodeRoundTrip) {

@@ -1,7 +1,8 @@
 #pragma once
 // Parallel sort of points by their 64-bit Morton keys (the tree's first step): a most-significant
 // digit pass over the whole array, then each bucket sorted on its own, in cache, in parallel.
-// The coordinates travel with the keys, so no random gather follows.
+// The coordinates travel with the keys (one record per point, read from the caller's arrays in the
+// first pass), so no random gather follows.
 #include <cstdint>
 
 #include "tree/array.hpp"
@@ -15,8 +16,9 @@ struct KeyedPoints {
   Array<double> x, y;
 };
 
-/// Sort ascending by key, permuting index, x and y alongside. Stable (equal keys keep their input
-/// order), so the result does not depend on the thread count. threads <= 0: the OpenMP default.
-void sort_points(KeyedPoints* points, int threads);
+/// The points i = 0..n-1 with keys[i] and coordinates (x[i], y[i]), sorted ascending by key:
+/// index holds each point's position i. Stable (equal keys keep their input order), so the result
+/// does not depend on the thread count. threads <= 0: the OpenMP default.
+KeyedPoints sort_points(Array<std::uint64_t> keys, const double* x, const double* y, int threads);
 
 }  // namespace mlfma2d

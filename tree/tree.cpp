@@ -48,11 +48,7 @@ KeyedPoints sorted_points(PointsRef pts, double x0, double y0, double size, int 
   const std::int64_t n = std::int64_t(pts.n);
   const double cells = double(std::uint64_t(1) << kDeepBits);
   const std::uint32_t last = (std::uint32_t(1) << kDeepBits) - 1;
-  KeyedPoints p;
-  p.key.resize(n);
-  p.index.resize(n);
-  p.x.resize(n);
-  p.y.resize(n);
+  Array<std::uint64_t> key(n);
 #pragma omp parallel for num_threads(team_size(threads, n)) schedule(static)
   for (std::int64_t i = 0; i < n; ++i) {
     // floor((x - x0) / size * 2^29), clamped: the top and right edges belong to the last box.
@@ -60,13 +56,9 @@ KeyedPoints sorted_points(PointsRef pts, double x0, double y0, double size, int 
     const double fy = std::floor((y[i] - y0) / size * cells);
     const std::uint32_t ix = fx < 0 ? 0 : (fx > last ? last : std::uint32_t(fx));
     const std::uint32_t iy = fy < 0 ? 0 : (fy > last ? last : std::uint32_t(fy));
-    p.key[i] = morton_encode(ix, iy);
-    p.index[i] = i;
-    p.x[i] = x[i];
-    p.y[i] = y[i];
+    key[i] = morton_encode(ix, iy);
   }
-  sort_points(&p, threads);
-  return p;
+  return sort_points(std::move(key), x, y, threads);
 }
 
 // Runs of two or more equal keys in sorted keys, as [begin, end) pairs. In parallel: each chunk
