@@ -12,7 +12,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from . import _core
-from ._solver import _fmm_options
+from ._solver import _fmm_options, _scipy_linear_operator
 
 EPSILON_0 = _core.EPSILON_0
 
@@ -211,11 +211,7 @@ class ElectrostaticSolver:
         """potential_at_panels as a scipy.sparse.linalg.LinearOperator (panels x panels), for a
         caller's own iterative solver; the constant and the charge condition are the caller's
         (docs/python.md has the bordered system the library solves)."""
-        try:
-            from scipy.sparse.linalg import LinearOperator
-        except ImportError as e:
-            raise ImportError("ElectrostaticSolver.as_linear_operator needs SciPy (Debian: "
-                              "apt-get install python3-scipy; pip: pip install scipy)") from e
+        LinearOperator = _scipy_linear_operator("ElectrostaticSolver.as_linear_operator")
         n = len(self.panels)
         return LinearOperator((n, n), matvec=lambda s: self.potential_at_panels(np.ravel(s)),
                               dtype=np.float64)

@@ -8,6 +8,16 @@ from . import _core
 _LIBRARY_DEFAULTS = _core.default_options()
 
 
+def _scipy_linear_operator(caller):
+    """scipy.sparse.linalg.LinearOperator, or ImportError saying what `caller` needs."""
+    try:
+        from scipy.sparse.linalg import LinearOperator
+    except ImportError as e:
+        raise ImportError(f"{caller} needs SciPy (Debian: apt-get install python3-scipy; pip: "
+                          "pip install scipy)") from e
+    return LinearOperator
+
+
 def _fmm_options(*, levels=None, ct=None, **given):
     """The Options dict of keyword arguments. None leaves the library's default: ct=None its
     automatic CT (the cost model's depth), levels=None a level offset of 0, threads=None the OpenMP
@@ -100,11 +110,7 @@ class Solver:
         field=True the field is computed and dropped: build the Solver without it for solving.
         Raises ImportError, saying so, when SciPy is missing.
         """
-        try:
-            from scipy.sparse.linalg import LinearOperator
-        except ImportError as e:
-            raise ImportError("Solver.as_linear_operator needs SciPy (Debian: apt-get install "
-                              "python3-scipy; pip: pip install scipy)") from e
+        LinearOperator = _scipy_linear_operator("Solver.as_linear_operator")
 
         def matvec(q):
             return self._potential(np.ravel(q))  # SciPy may pass shape (n, 1)
