@@ -10,6 +10,7 @@
 
 #include "app/cli.hpp"
 #include "mlfma2d/errors.hpp"
+#include "mlfma2d/mlfma2d.hpp"
 
 namespace {
 
@@ -28,6 +29,11 @@ int fail(int code, const std::string& message) {
 
 int main(int argc, char** argv) {
   using namespace mlfma2d::app;
+  // A command may have started the device (mlfma2d::start_device) and failed before a Solver
+  // waited for it: the program ends only once the start's thread has left the CUDA driver.
+  struct DeviceWait {
+    ~DeviceWait() { mlfma2d::wait_for_device(); }
+  } device_wait;
   try {
     const ParsedCommand command = parse_command_line(argc, argv);
     return command.run(std::cout, std::cerr);

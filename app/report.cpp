@@ -216,6 +216,7 @@ const std::vector<ReportField>& report_fields() {
     phase("plan", "plan", &Timings::plan, J | A),
     phase("choose", "choose (cost model)", &Timings::choose, J | A),
     phase("setup", "setup", &Timings::setup, J | A),
+    phase("device_wait", "  of it waiting for device", &Timings::device_wait, J | A),
     phase("p2m", "P2M", &Timings::p2m, J | A),
     phase("m2m", "M2M", &Timings::m2m, J | A),
     phase("m2l", "M2L", &Timings::m2l, J | A),
@@ -393,8 +394,8 @@ std::string auto_text(const AutoSelection& a, double measured_seconds) {
       continue;
     }
     out += format("                %-15s %6d %+6d %3d %s %s %s\n", c.backend.c_str(), c.ct,
-                  c.level_offset, c.levels, ms(c.near_seconds).c_str(),
-                  ms(c.far_seconds).c_str(), ms(c.total_seconds).c_str());
+                  c.level_offset, c.levels, ms(c.near_seconds).c_str(), ms(c.far_seconds).c_str(),
+                  ms(c.total_seconds).c_str());
   }
   for (const std::string& line : unusable) out += "  not run       " + line + "\n";
   out += format("  took          %.3f s%s\n", a.seconds,

@@ -368,6 +368,7 @@ std::string solve_help() {
 
 int run_solve(const SolveArgs& a, std::ostream& out, std::ostream& err) {
   const Progress progress(err, a.quiet);
+  start_device(a.options.fmm.backend);  // beside the input and the panels (run_evaluate says why)
   if (!a.output.empty()) {
     if (same_file(a.output, a.input) || (!a.targets.empty() && same_file(a.output, a.targets))) {
       throw InvalidInput("--output '" + a.output + "' is an input file");

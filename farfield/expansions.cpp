@@ -108,10 +108,15 @@ void power_sums(std::int64_t m, double* wr, double* wi, double* tr, double* ti, 
 template <class F>
 void for_leaves(const Tree& tree, bool with_sources, int threads, F&& f) {
   const std::int64_t n = std::int64_t(tree.leaves.size());
-#pragma omp parallel num_threads(team_size(threads, n, kParallelMinBoxes))
+  // A point costs p terms: the points, not the leaves, say whether a team pays.
+  const int team = team_size(threads, with_sources ? tree.n_sources() : tree.n_targets());
+  // Chunks small enough that every thread gets work on small trees (a few hundred leaves), large
+  // enough that big trees do not queue for every leaf.
+  const std::int64_t chunk = std::clamp<std::int64_t>(n / (8 * team), 1, 256);
+#pragma omp parallel num_threads(team)
   {
     std::vector<double> scratch;
-#pragma omp for schedule(dynamic, 256)
+#pragma omp for schedule(dynamic, chunk)
     for (std::int64_t i = 0; i < n; ++i) {
       const BoxRef r = tree.leaves[i];
       if (r.level < 3) continue;
@@ -171,11 +176,12 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, Expans
   CMatrix& Lc = e->local[l];
   const int n = ops.p + 1;
   const std::int64_t nb = std::int64_t(tree.level[l].size());
+  const std::int64_t count = std::int64_t(pairs.tgt.size());  // a pair costs what a box's M2M does
   // Each thread owns a contiguous range of target boxes and, offset by offset, multiplies the
   // operator with blocks of its gathered source multipoles. Within an offset the pairs are
   // sorted by target, so a thread's pairs are one contiguous run: no races, no atomics, and
   // every target adds its offsets in the same order whatever the thread count.
-#pragma omp parallel num_threads(team_size(threads, nb, kParallelMinBoxes))
+#pragma omp parallel num_threads(team_size(threads, count, kParallelMinBoxes))
   {
     const int nth = omp_get_num_threads(), me = omp_get_thread_num();
     const std::int32_t b0 = std::int32_t(nb * me / nth), b1 = std::int32_t(nb * (me + 1) / nth);
@@ -223,8 +229,8 @@ void L2P(const Tree& tree, const Operators& ops, const Expansions& e, double* ph
     scratch->resize(4 * m);
     double *pzr = scratch->data(), *pzi = pzr + m, *pfr = pzi + m, *pfi = pfr + m;
     for (std::int64_t i = 0; i < m; ++i) {
-      pzr[i] = Tree::offset(tree.tx[i0 + i], tree.x0, hx, s, inv_s);
-      pzi[i] = Tree::offset(tree.ty[i0 + i], tree.y0, hy, s, inv_s);
+      pzr[i] = Tree::offset(tree.tx()[i0 + i], tree.x0, hx, s, inv_s);
+      pzi[i] = Tree::offset(tree.ty()[i0 + i], tree.y0, hy, s, inv_s);
     }
     const Complex* c = &e.local[r.level](0, r.box);
     auto horner = [&](auto coefficient, int top, int bottom) {
@@ -252,24 +258,25 @@ void L2P(const Tree& tree, const Operators& ops, const Expansions& e, double* ph
   });
 }
 
-void P2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, const double* q,
-         Expansions* e, int threads) {
-  const BoxLists& x = plan.p2l[l];
-  if (x.box.empty()) return;
+void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const double* q, Expansions* e,
+         int threads) {
+  const std::vector<BoxRef>& boxes = plan.p2l_boxes;
   const int p = ops.p;
-  const Level& lv = tree.level[l];
-  const double s = tree.box_size(l), inv_s = 1.0 / s, log_s = std::log(s);
-  CMatrix& B = e->local[l];
   // A source z_j outside box b (v = (z_j - c)/s, |v| > the box's reach):
   //   B_0 += q_j (log|v| + log s),  B_k += -(q_j / k) v^-k   (DESIGN.md section 7, scaled).
   // Only Re B_0 matters (phi = Re sum B_l w^l): the imaginary part of log(-v) is dropped.
-  const std::int64_t nb = std::int64_t(lv.size());
-#pragma omp parallel num_threads(team_size(threads, nb, kParallelMinBoxes))
+  // One loop over the boxes of every level: on deep trees most levels hold few such boxes, each
+  // with up to thousands of sources, so the work, not the box count, sets the team.
+  const std::int64_t n = std::int64_t(boxes.size());
+#pragma omp parallel num_threads(team_size(threads, std::int64_t(plan.p2l_terms)))
   {
     std::vector<double> scratch;
-#pragma omp for schedule(dynamic, 64)
-    for (std::int64_t b = 0; b < nb; ++b) {
-      if (x.begin[b] == x.begin[b + 1]) continue;
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const int l = boxes[i].level;
+      const std::int64_t b = boxes[i].box;
+      const BoxLists& x = plan.p2l[l];
+      const double s = tree.box_size(l), inv_s = 1.0 / s, log_s = std::log(s);
       double hx, hy;
       tree.centre_index(l, b, &hx, &hy);
       std::int64_t m = 0;
@@ -293,7 +300,7 @@ void P2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, const 
           b0 += q[j] * (0.5 * std::log(v2) + log_s);
         }
       }
-      Complex* out = &B(0, b);
+      Complex* out = &e->local[l](0, b);
       out[0] += b0;
       power_sums(m, wr, wi, tr, ti, p, out);
     }
@@ -327,8 +334,8 @@ void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansi
         const Complex* a = &e.multipole[c.level](0, c.box);
         const double a0 = a[0].real();
         for (std::int64_t j = 0; j < m; ++j) {
-          const double ur = Tree::offset(tree.tx[i0 + j], tree.x0, hx, s, inv_s);
-          const double ui = Tree::offset(tree.ty[i0 + j], tree.y0, hy, s, inv_s);
+          const double ur = Tree::offset(tree.tx()[i0 + j], tree.x0, hx, s, inv_s);
+          const double ui = Tree::offset(tree.ty()[i0 + j], tree.y0, hy, s, inv_s);
           const double u2 = ur * ur + ui * ui;
           pur[j] = ur / u2;  // t = 1/u
           pui[j] = -ui / u2;
@@ -381,7 +388,7 @@ FarWork far_field_work(const Tree& tree, const Plan& plan) {
 double far_field_flops(const Tree& tree, const Plan& plan, int p, bool field) {
   const FarWork w = far_field_work(tree, plan);
   const double n = p + 1;
-  const double cmul = 8;  // complex multiply-add: 4 mul + 4 add
+  const double cmul = 8;             // complex multiply-add: 4 mul + 4 add
   const double out = field ? 2 : 1;  // Horner passes per target: potential, and the field
   return cmul * n * n * (w.m2l + 2 * w.boxes) + cmul * p * (w.sources + out * (w.targets + w.wx));
 }

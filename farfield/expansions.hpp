@@ -46,9 +46,10 @@ void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
 /// dense matrix products).
 void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, Expansions* e,
          int threads);
-/// Level l: the sources of each box's X-list leaves into its local expansion.
-void P2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, const double* q,
-         Expansions* e, int threads);
+/// Every level at once (plan.p2l_boxes): the sources of each box's X-list leaves into its local
+/// expansion.
+void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const double* q, Expansions* e,
+         int threads);
 /// Level l-1 locals to level l.
 void L2L(const Tree& tree, const Operators& ops, int l, Expansions* e, int threads);
 /// Leaves (on every level >= 3): add the local expansions' potential (and field, if ex/ey

@@ -98,6 +98,7 @@ struct BackendRow {
   std::unique_ptr<NearFieldBackend> (*make)();
   bool runs_on_device;
   bool needs_cuda;
+  bool resident;        ///< geometry kept on the device, charges through cuda::ChargeIo
   int auto_preference;  ///< backend "auto" takes the available row with the highest; 0 = never
   const char* summary;  ///< one line for --help
 };
@@ -114,10 +115,13 @@ std::string backend_device_name(const std::string& name);
 /// fastest GPU back end when a device is found, else cpu).
 std::string auto_backend();
 
-/// Starts the CUDA runtime (context, device flags) when `backend` runs on a device, so that its
-/// first-use cost overlaps other work (the tree); a no-op otherwise. Errors surface later, when
-/// the back end is made.
-void warm_up_device(const std::string& backend);
+/// Makes now, on the calling thread, the pinned host buffers that back end `backend`'s set-up
+/// will take for these point counts (a resident GPU back end's charge path), once the device has
+/// started; nothing for other back ends. A Solver calls it beside its tree; the set-up takes the
+/// buffers, release_reserved_buffers() frees what it did not. Errors are left to the set-up.
+void reserve_device_buffers(const std::string& backend, std::size_t n_sources,
+                            std::size_t n_targets, bool field);
+void release_reserved_buffers() noexcept;
 
 /// Create a back end by name. Throws BackendUnavailable for an unknown name (listing the valid
 /// ones), for a CUDA back end in a build without CUDA ("... was not compiled with CUDA"), or

@@ -1,11 +1,15 @@
 // The registry: one row per back end, from which the factory, the listing, the availability
 // check and --help read. Adding a back end is one folder under nearfield/ and one row here.
+#include <future>
+#include <mutex>
 #include <sstream>
 
 #include "mlfma2d/mlfma2d.hpp"
 #include "nearfield/backend.hpp"
+#include "nearfield/cuda/charge_io.hpp"
 #include "nearfield/cuda/cuda_common.hpp"
 #include "tree/timer.hpp"
+#include "tree/trace.hpp"
 
 namespace mlfma2d {
 
@@ -24,15 +28,15 @@ std::unique_ptr<NearFieldBackend> make_repetition_gpu_backend();
 const std::vector<BackendRow>& backend_rows() {
   // clang-format off
   static const std::vector<BackendRow> rows = {
-    {"cpu", make_cpu_backend, false, false, 1,
+    {"cpu", make_cpu_backend, false, false, false, 1,
      "CPU reference: a leaf's near sources gathered, 4 at a time with AVX2"},
-    {"indexing", MLFMA2D_CUDA_FACTORY(make_indexing_backend), true, true, 0,
+    {"indexing", MLFMA2D_CUDA_FACTORY(make_indexing_backend), true, true, false, 0,
      "CUDA, paper Alg. 1-2: seven index arrays, one thread per leaf"},
-    {"repetition", MLFMA2D_CUDA_FACTORY(make_repetition_backend), true, true, 0,
+    {"repetition", MLFMA2D_CUDA_FACTORY(make_repetition_backend), true, true, false, 0,
      "CUDA, paper Alg. 3-4: a padded record of replicated sources per target"},
-    {"shared", MLFMA2D_CUDA_FACTORY(make_shared_backend), true, true, 3,
+    {"shared", MLFMA2D_CUDA_FACTORY(make_shared_backend), true, true, true, 3,
      "CUDA, geometry resident, leaf groups' sources staged in shared memory (fastest)"},
-    {"repetition-gpu", MLFMA2D_CUDA_FACTORY(make_repetition_gpu_backend), true, true, 2,
+    {"repetition-gpu", MLFMA2D_CUDA_FACTORY(make_repetition_gpu_backend), true, true, true, 2,
      "CUDA, the papers' records built on the GPU from resident arrays"},
   };
   // clang-format on
@@ -142,17 +146,65 @@ std::string auto_backend() {
   return best ? best->name : "cpu";
 }
 
-void warm_up_device(const std::string& backend) {
+namespace {
+// The device's start, once per process, on a thread of its own: the CUDA driver
+// (cudaGetDeviceCount, 0.1-0.23 s at a process's first use on the H100 host) and the context
+// (0.11 s). Guarded by a mutex: any thread may start it or wait for it.
+std::mutex device_start_mutex;
+std::shared_future<void> device_start;
+}  // namespace
+
+void start_device(const std::string& backend) {
 #ifdef MLFMA2D_WITH_CUDA
-  const BackendRow* row = find_row(backend);
-  if (!row || !row->needs_cuda || !row->make || !cuda_usable(nullptr)) return;
-  try {
-    cuda::start_runtime();
-  } catch (const Error&) {
-    // made again, and reported, when the back end is made
+  if (backend != "auto") {
+    const BackendRow* row = find_row(backend);
+    if (!row || !row->needs_cuda || !row->make) return;
   }
+  const std::lock_guard<std::mutex> lock(device_start_mutex);
+  if (device_start.valid()) return;
+  device_start = std::async(std::launch::async, [] {
+                   const TraceScope trace("device start: CUDA driver and context");
+                   if (!cuda_usable(nullptr)) return;
+                   try {
+                     cuda::start_runtime();
+                   } catch (const Error&) {
+                     // made again, and reported, when the back end is made
+                   }
+                 }).share();
 #else
   (void)backend;
+#endif
+}
+
+void wait_for_device() {
+  std::shared_future<void> started;
+  {
+    const std::lock_guard<std::mutex> lock(device_start_mutex);
+    started = device_start;
+  }
+  if (started.valid()) started.wait();
+}
+
+void reserve_device_buffers(const std::string& backend, std::size_t n_sources,
+                            std::size_t n_targets, bool field) {
+#ifdef MLFMA2D_WITH_CUDA
+  wait_for_device();
+  const BackendRow* row = find_row(backend);
+  if (!row || !row->resident || !row->make || !cuda_usable(nullptr)) return;
+  const TraceScope trace("pinned buffers reserved");
+  try {
+    cuda::ChargeIo::reserve(n_sources, n_targets, field);
+  } catch (const Error&) {
+    // the set-up allocates them itself, and reports what fails
+  }
+#else
+  (void)backend, (void)n_sources, (void)n_targets, (void)field;
+#endif
+}
+
+void release_reserved_buffers() noexcept {
+#ifdef MLFMA2D_WITH_CUDA
+  cuda::release_reserved_pinned();
 #endif
 }
 
@@ -179,10 +231,10 @@ NearFieldProblem make_near_field_problem(const Tree& tree, const Plan& plan, con
   p.n_targets = tree.n_targets();
   p.sx = tree.sx.data();
   p.sy = tree.sy.data();
-  p.tx = tree.tx.data();
-  p.ty = tree.ty.data();
+  p.tx = tree.tx();
+  p.ty = tree.ty();
   p.src_index = tree.src_index.data();
-  p.tgt_index = tree.tgt_index.data();
+  p.tgt_index = tree.tgt_index();
   p.caller_sx = x;
   p.caller_sy = y;
   p.caller_tx = tx;

@@ -13,6 +13,7 @@
 
 #include "mlfma2d/io.hpp"
 #include "nearfield/backend.hpp"
+#include "tree/trace.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -23,19 +24,22 @@ std::size_t calibration_points(int threads) {
   return std::size_t(std::clamp(16384 * threads, 32768, 262144));
 }
 
-// The CPU's model name (/proc/cpuinfo), or "cpu".
+// The CPU's model name (/proc/cpuinfo), or "cpu"; read once per process.
 std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const auto colon = line.find(':');
-    if (colon != std::string::npos) {
-      std::string name = line.substr(colon + 1);
-      name.erase(0, name.find_first_not_of(' '));
-      return name;
+  static const std::string name = [] {
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("model name", 0) != 0) continue;
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        std::string model = line.substr(colon + 1);
+        model.erase(0, model.find_first_not_of(' '));
+        return model;
+      }
     }
-  }
-  return "cpu";
+    return std::string("cpu");
+  }();
+  return name;
 }
 
 std::string without_spaces(std::string s) {
@@ -186,13 +190,13 @@ bool read_cache(const std::string& path, std::map<std::string, CostModel>* model
     std::string key;
     CostModel m;
     int overlap = 0;
-    if (!(f >> key >> m.m2l >> m.box >> m.point >> m.wx >> m.far_point >> m.fixed >>
-          m.near_point >> m.pair >> overlap) ||
+    if (!(f >> key >> m.m2l >> m.box >> m.point >> m.wx >> m.far_point >> m.fixed >> m.near_point >>
+          m.pair >> overlap) ||
         !std::isfinite(m.m2l + m.box + m.point + m.wx + m.far_point + m.fixed + m.near_point +
                        m.pair)) {
       if (note)
-        *note = "the calibration cache " + path + " is unreadable at line " +
-                std::to_string(row) + ": ignored";
+        *note = "the calibration cache " + path + " is unreadable at line " + std::to_string(row) +
+                ": ignored";
       return false;
     }
     m.overlap = overlap != 0;
@@ -263,24 +267,26 @@ CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const Co
 
   CapacityChoice best;
   bool have = false;
-  std::map<int, double> seen;  // step -> predicted total
+  std::map<int, CapacityCandidate> seen;  // step -> its figures (total infinite: no tree)
   // A step is a leaf capacity 2^k (adaptive) or a level offset (uniform tree, CT 15).
-  auto evaluate = [&](int step) {
+  auto evaluate = [&](int step) -> const CapacityCandidate& {
     if (seen.count(step)) return seen[step];
+    const TraceScope trace("choose: one candidate's tree and plan");
     const int ct = kind == TreeKind::Adaptive ? 1 << step : kPapersCapacity;
     const int offset = kind == TreeKind::Adaptive ? 0 : step;
     CapacityChoice c;
-    try {
-      c.tree = grow_tree(points, ct, offset, kind, &c.warning, threads);
-    } catch (const InvalidInput&) {  // an offset past the root or the deepest level
-      return seen[step] = INFINITY;
-    }
-    c.plan = build_plan(c.tree, threads, plan_options);
-    c.predicted = predict(model, far_field_work(c.tree, c.plan), double(c.plan.near.pairs), all,
-                          p, field);
     CapacityCandidate cand;
     cand.ct = ct;
     cand.level_offset = offset;
+    try {
+      c.tree = grow_tree(points, ct, offset, kind, &c.warning, threads);
+    } catch (const InvalidInput&) {  // an offset past the root or the deepest level
+      cand.total = INFINITY;
+      return seen[step] = cand;
+    }
+    c.plan = build_plan(c.tree, threads, plan_options);
+    c.predicted =
+        predict(model, far_field_work(c.tree, c.plan), double(c.plan.near.pairs), all, p, field);
     cand.levels = c.tree.levels;
     cand.leaf_boxes = c.tree.leaves.size();
     cand.near_pairs = c.plan.near.pairs;
@@ -297,7 +303,13 @@ CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const Co
       best.level_offset = offset;
       best.candidates = std::move(candidates);
     }
-    return seen[step] = cand.total;
+    return seen[step] = cand;
+  };
+  // Two capacities may give one tree (uniform points: a level holds 4x the points of the next,
+  // so CT 256 and 512 split the same boxes): such a step says nothing, the search goes past it.
+  auto same_tree = [](const CapacityCandidate& a, const CapacityCandidate& b) {
+    return a.levels == b.levels && a.leaf_boxes == b.leaf_boxes && a.near_pairs == b.near_pairs &&
+           a.m2l_pairs == b.m2l_pairs;
   };
   // The first step: the balance's capacity, or the offset that brings CT 15's leaves nearest it.
   int lo, hi, start;
@@ -308,19 +320,27 @@ CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const Co
   } else {
     lo = -8;
     hi = 4;
-    start = std::clamp(int(std::lround(-std::log(std::max(balance, 1.0) / kPapersCapacity) /
-                                       std::log(4.0))),
-                       lo, hi);
+    start = std::clamp(
+        int(std::lround(-std::log(std::max(balance, 1.0) / kPapersCapacity) / std::log(4.0))), lo,
+        hi);
   }
   // Local search: downhill from the start, one step at a time, in whichever direction improves.
-  double here = evaluate(start);
-  for (int dir : {+1, -1}) {
+  // With the near field on a device (time = max(far, near)) only the larger side can fall: far
+  // above near wants larger leaves (fewer boxes), near above far smaller ones, and the other
+  // direction is not built (at 1e7 points a capacity too small costs 150 ms of plan). On the CPU
+  // (time = far + near) both are tried.
+  const CapacityCandidate first = evaluate(start);
+  std::vector<int> directions = {+1, -1};
+  if (model.overlap && std::isfinite(first.total)) directions = {first.far >= first.near ? +1 : -1};
+  for (int dir : directions) {
     int step = start;
-    while (step + dir >= lo && step + dir <= hi) {
-      const double next = evaluate(step + dir);
-      if (!(next < here)) break;
-      here = next;
-      step += dir;
+    CapacityCandidate here = first;
+    for (int next = start + dir; next >= lo && next <= hi; next += dir) {
+      const CapacityCandidate& c = evaluate(next);
+      if (std::isfinite(c.total) && same_tree(c, here)) continue;
+      if (!(c.total < here.total)) break;
+      here = c;
+      step = next;
     }
     if (step != start) break;  // improved one way: the other is uphill
   }

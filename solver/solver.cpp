@@ -3,6 +3,7 @@
 // and the near field (P2P) through the chosen back end -- one timed scope per operator.
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <future>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "tree/figures.hpp"
 #include "tree/plan.hpp"
 #include "tree/timer.hpp"
+#include "tree/trace.hpp"
 #include "tree/tree.hpp"
 
 #ifndef MLFMA2D_VERSION
@@ -70,14 +72,30 @@ struct Solver::Impl {
     const int p = opt.terms > 0 ? opt.terms : terms_for_eps(opt.eps);
     const TreeKind kind = parse_tree_kind(opt.tree);
 
-    // The back end ("auto": the fastest available here), its device started beside the tree.
-    choice.backend_chosen = opt.backend == "auto";
-    choice.backend = choice.backend_chosen ? auto_backend() : opt.backend;
-    std::future<void> device = std::async(std::launch::async, warm_up_device, choice.backend);
+    // The device (for "auto" or a GPU back end) starts on a thread of its own beside the tree:
+    // 0.2-0.35 s at a process's first use. The set-up waits for it, and so does every way out of
+    // here (no thread left inside the CUDA driver's start when a caller exits on an error).
+    start_device(opt.backend);
+    struct DeviceWait {
+      ~DeviceWait() {
+        wait_for_device();
+        release_reserved_buffers();  // what the set-up did not take
+      }
+    } device_wait;
+    // A resident GPU back end's pinned charge buffers, made once the device is up, beside the
+    // tree (the set-up takes them). Joined before device_wait frees what is left.
+    std::future<void> reserved;
+    if (opt.backend == "auto" || backend_runs_on_device(opt.backend)) {
+      const std::size_t ns = x.size(), nt = tx.empty() ? x.size() : tx.size();
+      reserved = std::async(std::launch::async, [backend = opt.backend, ns, nt, f = opt.field] {
+        reserve_device_buffers(backend == "auto" ? auto_backend() : backend, ns, nt, f);
+      });
+    }
 
     // The caller's points as the tree sees them, sorted once for every tree built on them.
     TreePoints sorted;
     timed(&timings.tree, [&] {
+      const TraceScope trace("tree: points checked, prepared, sorted");
       check_points(x, y, tx, ty);
       points = prepare_points(x, y, tx, ty, threads);
       sorted = sort_tree_points(points.source_points(), points.target_points(), threads);
@@ -88,14 +106,23 @@ struct Solver::Impl {
       if (points.scaled()) find_coincident_sources(x, y, tx, ty, &points);
     });
 
+    // The back end: "auto" is the fastest available here (asking needs the CUDA driver, which
+    // the device's thread has been starting meanwhile).
+    choice.backend_chosen = opt.backend == "auto";
+    {
+      const TraceScope trace("back end resolved");
+      choice.backend = choice.backend_chosen ? auto_backend() : opt.backend;
+    }
+
     // The leaf capacity: given (a level offset alone means the papers' CT 15), or chosen by
     // the cost model.
     std::string warning;
     choice.ct_chosen = opt.ct == kAutoCapacity && opt.level_offset == 0;
     if (choice.ct_chosen) {
       timed(&timings.choose, [&] {
-        CapacityChoice c = choose_capacity(sorted, kind, cost_model(p), p, opt.field,
-                                           plan_options(p), threads);
+        const TraceScope trace("choose: candidate trees and plans");
+        CapacityChoice c =
+            choose_capacity(sorted, kind, cost_model(p), p, opt.field, plan_options(p), threads);
         tree = std::move(c.tree);
         plan = std::move(c.plan);
         warning = c.warning;
@@ -128,7 +155,14 @@ struct Solver::Impl {
       warnings.push_back(m.str());
     }
     timed(&timings.setup, [&] {
-      device.get();
+      if (backend_runs_on_device(choice.backend)) {
+        const TraceScope trace("setup: waiting for the device");
+        timed(&timings.device_wait, [&] {
+          wait_for_device();
+          if (reserved.valid()) reserved.get();
+        });
+      }
+      const TraceScope trace("setup: back end made and set up");
       near = make_near_field_backend(choice.backend);
       ops = std::make_unique<Operators>(p);
       const bool same = points.tx.empty();
@@ -150,7 +184,8 @@ struct Solver::Impl {
     const CalibrationKey key = calibration_key(choice.backend, threads, p, opt.field);
     const std::string cache = opt.calibration_cache == "none" ? std::string()
                               : opt.calibration_cache.empty() ? default_calibration_cache()
-                                                               : opt.calibration_cache;
+                                                              : opt.calibration_cache;
+    const TraceScope trace("choose: the cost model's constants");
     CostModel model;
     std::string note;
     if (!opt.recalibrate && load_cost_model(cache, key, &model, &note)) {
@@ -225,6 +260,11 @@ struct Solver::Impl {
     if (opt.terms == 0) terms_for_eps(opt.eps);  // throws for eps outside (0, 1)
     if (opt.threads < 0)
       throw InvalidInput("threads must be >= 1 (0 = default), got " + std::to_string(opt.threads));
+    // An unknown back-end name fails here, before any work (making it throws, naming the valid
+    // ones); whether it can run here is asked when it is made.
+    const std::vector<std::string> names = near_field_backends();
+    if (opt.backend != "auto" && std::find(names.begin(), names.end(), opt.backend) == names.end())
+      make_near_field_backend(opt.backend);
   }
 
   void fill_stats(int p) {
@@ -250,6 +290,7 @@ struct Solver::Impl {
     Timings& t = timings;
     t.p2m = t.m2m = t.m2l = t.p2l = t.l2l = t.l2p = t.m2p = t.far = t.near = t.total = 0;
     t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
+    const TraceScope trace("evaluation");
     const double t0 = now_seconds();
     // The tree's charges: merged sources carry the sum of theirs.
     const double* q = merged_charges(points, caller_q, &q_merged, threads);
@@ -293,9 +334,7 @@ struct Solver::Impl {
       timed(&t.m2l, [&] {
         for (int l = 3; l <= L; ++l) M2L(tree, plan, *ops, l, &exp, threads);
       });
-      timed(&t.p2l, [&] {
-        for (int l = 3; l <= L; ++l) P2L(tree, plan, *ops, l, q_tree.data(), &exp, threads);
-      });
+      timed(&t.p2l, [&] { P2L(tree, plan, *ops, q_tree.data(), &exp, threads); });
       timed(&t.l2l, [&] {
         for (int l = 4; l <= L; ++l) L2L(tree, *ops, l, &exp, threads);
       });
@@ -311,7 +350,7 @@ struct Solver::Impl {
     timed(&t.far, [&] {
 #pragma omp parallel for num_threads(threads) schedule(static)
       for (std::size_t i = 0; i < nt; ++i) {
-        const std::int64_t to = tree.tgt_index[i];
+        const std::int64_t to = tree.tgt_index()[i];
         phi[to] += far_phi[i];
         if (opt.field) {
           fx[to] += far_ex[i];

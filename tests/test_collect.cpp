@@ -100,9 +100,9 @@ Sums walk_indexing(const Geometry& g, bool field, std::size_t max_targets,
     auto* all_neighbors_index = reinterpret_cast<std::int64_t*>(base + l.all_neighbors_index);
     cuda::collect_indexing_chunk(g.problem, c, all_targets, all_targets_index, all_neighbors,
                                  all_neighbors_index);
-    // Array 4 is tree.tgt_index box by box; 5 and 7 start at 0 and end at the array lengths.
+    // Array 4 is tree.tgt_index() box by box; 5 and 7 start at 0 and end at the array lengths.
     for (std::int64_t i = 0; i < c.targets(); ++i) {
-      EXPECT_EQ(all_targets[i], tree.tgt_index[next_target++]);
+      EXPECT_EQ(all_targets[i], tree.tgt_index()[next_target++]);
     }
     EXPECT_EQ(all_targets_index[0], 0);
     EXPECT_EQ(all_targets_index[c.leaves()], c.targets());
@@ -156,8 +156,8 @@ Sums walk_repetition(const Geometry& g, bool field, std::size_t max_targets,
     for (std::int64_t b = c.leaf_begin; b < c.leaf_end; ++b) {
       for (std::int64_t i = nf.leaf_tgt[b]; i < nf.leaf_tgt[b + 1]; ++i) {
         const double* r = records.data() + (i - c.tgt_begin) * stride;
-        EXPECT_EQ(r[0], tree.tx[i]);
-        EXPECT_EQ(r[1], tree.ty[i]);
+        EXPECT_EQ(r[0], tree.tx()[i]);
+        EXPECT_EQ(r[1], tree.ty()[i]);
         const auto n = std::int64_t(r[2]);
         EXPECT_EQ(n, near[b]);  // every source of the leaf's E1
         EXPECT_LE(3 + 3 * n, stride);

@@ -81,7 +81,7 @@ Sums emulate_shared(const Geometry& g, const SharedLayout& l) {
     }
   };
   auto write = [&](std::int64_t slot, double phi, double ex, double ey) {
-    const std::int64_t to = tree.tgt_index[l.slot_tgt[slot]];
+    const std::int64_t to = tree.tgt_index()[l.slot_tgt[slot]];
     EXPECT_TRUE(std::isnan(out.phi[to])) << "target " << to << " written twice";
     out.phi[to] = phi;
     out.ex[to] = ex;
@@ -98,7 +98,7 @@ Sums emulate_shared(const Geometry& g, const SharedLayout& l) {
         const std::int32_t i = l.slot_tgt[slot];
         const std::int32_t leaf = l.slot_leaf[slot];
         double phi = 0, ex = 0, ey = 0;
-        cuda::segment_sum<true>(sx.data(), sy.data(), sq.data(), tree.tx[i], tree.ty[i],
+        cuda::segment_sum<true>(sx.data(), sy.data(), sq.data(), tree.tx()[i], tree.ty()[i],
                                 l.seg.data() + 2 * l.leaf_seg[leaf], l.leaf_n[leaf], &phi, &ex,
                                 &ey);
         write(slot, phi, ex, ey);
@@ -113,7 +113,7 @@ Sums emulate_shared(const Geometry& g, const SharedLayout& l) {
         for (std::int64_t t0 = 0; t0 < u; t0 += l.tile) {
           const std::int64_t n = std::min<std::int64_t>(l.tile, u - t0);
           stage(ub, t0, n);
-          cuda::dense_sum<true>(sx.data(), sy.data(), sq.data(), tree.tx[i], tree.ty[i],
+          cuda::dense_sum<true>(sx.data(), sy.data(), sq.data(), tree.tx()[i], tree.ty()[i],
                                 std::int32_t(n), &phi, &ex, &ey);
         }
         write(slot, phi, ex, ey);
@@ -209,8 +209,8 @@ TEST_P(FastLayoutTest, GpuRecordsEqualHostRecords) {
 
       const std::vector<std::int32_t> tgt_leaf = cuda::target_leaves(g.problem);
       cuda::RecordArrays a;
-      a.tx = tree.tx.data();
-      a.ty = tree.ty.data();
+      a.tx = tree.tx();
+      a.ty = tree.ty();
       a.sx = tree.sx.data();
       a.sy = tree.sy.data();
       a.q = q_tree.data();
@@ -239,7 +239,7 @@ TEST_P(FastLayoutTest, GpuRecordsEqualHostRecords) {
         cuda::repetition_target<true>(dev.data(), stride, i, out);
       const Sums ref = cpu_sums(g);
       std::vector<double> caller(nt);
-      for (std::int64_t i = 0; i < nt; ++i) caller[tree.tgt_index[i]] = phi[i];
+      for (std::int64_t i = 0; i < nt; ++i) caller[tree.tgt_index()[i]] = phi[i];
       EXPECT_LE(rel_diff(caller, ref.phi), 1e-12);
     }
   }

@@ -214,6 +214,36 @@ TEST(Solver, TermsFallWithEpsAndOptionsAreChecked) {
   EXPECT_THROW(s.evaluate(q), InvalidInput);
 }
 
+TEST(Solver, AnUnknownBackEndFailsBeforeAnyWork) {
+  const PointSet p = testing::make_points("uniform", 100);
+  Options o;
+  o.backend = "nosuch";
+  try {
+    Solver s(p.x, p.y, o);
+    FAIL() << "no throw";
+  } catch (const BackendUnavailable& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown back end 'nosuch'"), std::string::npos);
+  }
+}
+
+TEST(Solver, TheDeviceCanBeStartedAheadAndWaitedFor) {
+  // Safe without a device or CUDA (nothing starts), any number of times; a Solver made after
+  // it waits for the device only while it is still starting.
+  start_device("cpu");
+  start_device("nosuch");
+  start_device();
+  start_device("shared");
+  wait_for_device();
+  wait_for_device();
+  const PointSet p = testing::make_points("uniform", 5000);
+  Solver s(p.x, p.y);
+  s.evaluate(p.q);
+  const Timings& t = s.timings();
+  EXPECT_GE(t.device_wait, 0);
+  EXPECT_LE(t.device_wait, t.setup);
+  if (!backend_runs_on_device(s.auto_choice().backend)) EXPECT_EQ(t.device_wait, 0);
+}
+
 TEST(Backends, UnknownNameListsTheValidOnes) {
   try {
     make_near_field_backend("nosuch");

@@ -247,8 +247,23 @@ TEST(Tree, SeparateTargetsGetTheirOwnRanges) {
     const Tree tree = tree_of(p, 15, 0, nullptr, kind);
     EXPECT_FALSE(tree.self);
     EXPECT_EQ(tree.n_targets(), 2000u);
+    EXPECT_EQ(tree.separate_tx.size(), 2000u);
+    EXPECT_EQ(tree.tx(), tree.separate_tx.data());
     expect_valid(tree);
   }
+}
+
+TEST(Tree, SelfEvaluationKeepsOneCopyOfThePoints) {
+  const PointSet p = testing::make_points("disk", 3000);
+  const Tree tree = tree_of(p, 15, 0, nullptr, TreeKind::Adaptive);
+  ASSERT_TRUE(tree.self);
+  // The targets are the sources: their arrays are read through the sources', not copied.
+  EXPECT_TRUE(tree.separate_tx.empty() && tree.separate_ty.empty());
+  EXPECT_TRUE(tree.separate_tgt_index.empty());
+  EXPECT_EQ(tree.tx(), tree.sx.data());
+  EXPECT_EQ(tree.ty(), tree.sy.data());
+  EXPECT_EQ(tree.tgt_index(), tree.src_index.data());
+  EXPECT_EQ(tree.n_targets(), tree.n_sources());
 }
 
 TEST(Tree, CoincidentPointsCapTheHeightWithAWarning) {

@@ -250,7 +250,11 @@ class Builder {
     x.begin.assign(lv.size() + 1, 0);
     for (const ChunkOut& c : out_)
       for (std::int32_t b : c.x_item) ++x.begin[b + 1];
-    for (std::size_t b = 0; b < lv.size(); ++b) x.begin[b + 1] += x.begin[b];
+    for (std::size_t b = 0; b < lv.size(); ++b) {
+      x.begin[b + 1] += x.begin[b];
+      if (l >= 3 && x.begin[b + 1] > x.begin[b])
+        plan->p2l_boxes.push_back(BoxRef{l, std::int32_t(b)});
+    }
     x.box.resize(x.begin.back());
     std::int64_t at = 0;  // chunks hold ascending boxes, in order: a plain concatenation
     for (ChunkOut& c : out_) {

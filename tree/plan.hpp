@@ -79,6 +79,9 @@ struct Plan {
   std::vector<M2LLevel> m2l;
   /// X lists: p2l[l] for l = 1..L, items = the boxes of level l, entries = source leaves.
   std::vector<BoxLists> p2l;
+  /// The boxes whose X list is not empty, every level, level by level in Morton order: what P2L
+  /// runs over at once (one team for all levels: a deep tree has many levels of few boxes).
+  std::vector<BoxRef> p2l_boxes;
   /// W lists: items = the near leaves, entries = boxes whose multipoles are evaluated there.
   BoxLists m2p;
   /// The tree box of each near leaf.

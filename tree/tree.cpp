@@ -92,8 +92,8 @@ struct Keys {
 };
 
 // First position in [lo, hi) of `keys` whose key at level l is >= k (keys sorted).
-std::int64_t first_at_or_after(const Array<std::uint64_t>& keys, std::int64_t lo,
-                               std::int64_t hi, int l, std::uint64_t k) {
+std::int64_t first_at_or_after(const Array<std::uint64_t>& keys, std::int64_t lo, std::int64_t hi,
+                               int l, std::uint64_t k) {
   const int shift = 2 * (kMaxLevels - l);
   const std::uint64_t bound = k << shift;
   return std::lower_bound(keys.begin() + lo, keys.begin() + hi, bound) - keys.begin();
@@ -106,8 +106,8 @@ void split_level(const Keys& keys, int l, const std::vector<char>& split, int th
                  Level* parents, Level* children) {
   const std::int64_t nb = std::int64_t(parents->size());
   // Child q's ranges: [bound(q), bound(q + 1)) with the parent's range cut at the 3 inner keys.
-  auto bounds = [&](std::int64_t b, const Array<std::uint64_t>& k, std::int64_t lo,
-                    std::int64_t hi, std::int64_t* out) {
+  auto bounds = [&](std::int64_t b, const Array<std::uint64_t>& k, std::int64_t lo, std::int64_t hi,
+                    std::int64_t* out) {
     out[0] = lo;
     for (std::uint64_t q = 1; q < 4; ++q)
       out[q] = first_at_or_after(k, out[q - 1], hi, l + 1, (parents->key[b] << 2) | q);
@@ -348,7 +348,8 @@ void check_points(const std::vector<double>& x, const std::vector<double>& y,
     const std::int64_t n = std::int64_t(px.size());
     bool bad = false;
 #pragma omp parallel for num_threads(team_size(0, n)) schedule(static) reduction(|| : bad)
-    for (std::int64_t i = 0; i < n; ++i) bad = bad || !(std::isfinite(px[i]) && std::isfinite(py[i]));
+    for (std::int64_t i = 0; i < n; ++i)
+      bad = bad || !(std::isfinite(px[i]) && std::isfinite(py[i]));
     if (!bad) continue;
     for (std::size_t i = 0; i < px.size(); ++i) {
       if (std::isfinite(px[i]) && std::isfinite(py[i])) continue;
@@ -378,10 +379,10 @@ TreePoints sort_tree_points(PointsRef sources, PointsRef targets, int threads) {
   for (int pass = 0; pass < (pts.self ? 1 : 2); ++pass) {
     const PointsRef p = pass ? g : sources;
     const std::int64_t n = std::int64_t(p.n);
-#pragma omp parallel for num_threads(team_size(threads, n)) schedule(static) reduction(min           \
-                                                                                    : xmin, ymin) \
-    reduction(max                                                                                 \
-              : xmax, ymax)
+#pragma omp parallel for num_threads(team_size(threads, n)) schedule(static) \
+    reduction(min                                                            \
+              : xmin, ymin) reduction(max                                    \
+                                      : xmax, ymax)
     for (std::int64_t i = 0; i < n; ++i) {
       xmin = std::min(xmin, p.x[i]);
       xmax = std::max(xmax, p.x[i]);
@@ -534,15 +535,10 @@ Tree grow_tree(const TreePoints& pts, int ct, int level_offset, TreeKind kind, s
 }
 
 void attach_points(Tree* tree, TreePoints&& pts) {
-  if (pts.self) {
-    const std::size_t n = pts.sources.index.size();
-    tree->tgt_index = parallel_copy(pts.sources.index.data(), n, 0);
-    tree->tx = parallel_copy(pts.sources.x.data(), n, 0);
-    tree->ty = parallel_copy(pts.sources.y.data(), n, 0);
-  } else {
-    tree->tgt_index = std::move(pts.targets.index);
-    tree->tx = std::move(pts.targets.x);
-    tree->ty = std::move(pts.targets.y);
+  if (!pts.self) {
+    tree->separate_tgt_index = std::move(pts.targets.index);
+    tree->separate_tx = std::move(pts.targets.x);
+    tree->separate_ty = std::move(pts.targets.y);
   }
   tree->src_index = std::move(pts.sources.index);
   tree->sx = std::move(pts.sources.x);

@@ -69,9 +69,22 @@ struct Tree {
   double mean_per_box = 0;  ///< D = N / 4^(L-1)
 
   /// Tree order to caller order: the i-th tree-ordered source is caller source src_index[i].
-  Array<std::int64_t> src_index, tgt_index;
-  /// Coordinates in tree order (targets alias sources when self, but are stored anyway).
-  Array<double> sx, sy, tx, ty;
+  Array<std::int64_t> src_index;
+  /// Source coordinates in tree order.
+  Array<double> sx, sy;
+  /// The targets' permutation and coordinates, when they are not the sources (empty when self:
+  /// at 1e7 points three copies cost 240 MB and tens of ms). Read them through tgt_index(),
+  /// tx(), ty().
+  Array<std::int64_t> separate_tgt_index;
+  Array<double> separate_tx, separate_ty;
+
+  /// Tree order to caller order of the targets: tree-ordered target i is caller target
+  /// tgt_index()[i]; and their coordinates in tree order.
+  const std::int64_t* tgt_index() const {
+    return self ? src_index.data() : separate_tgt_index.data();
+  }
+  const double* tx() const { return self ? sx.data() : separate_tx.data(); }
+  const double* ty() const { return self ? sy.data() : separate_ty.data(); }
   /// Runs of tree-ordered sources sharing one deepest-level cell, 2 entries per run [begin, end),
   /// runs of two or more only: the only places where coincident sources can be.
   std::vector<std::int64_t> shared_cells;

@@ -38,13 +38,13 @@ struct Options {
   /// Moves the leaves after CT placed them: +i = i levels finer, -i = i levels coarser (the
   /// CLI's --levels +-i; on the uniform tree the change of its height L).
   int level_offset = 0;
-  double eps = 1e-6;             ///< target relative L2 error vs direct summation, 0 < eps < 1
-  int terms = 0;                 ///< expansion terms p; 0 derives p from eps
+  double eps = 1e-6;  ///< target relative L2 error vs direct summation, 0 < eps < 1
+  int terms = 0;      ///< expansion terms p; 0 derives p from eps
   /// Near-field back end (see near_field_backends()), or "auto" (the default): the fastest
   /// available here, the GPU back end when a device is found, else cpu.
   std::string backend = "auto";
-  int threads = 0;              ///< OpenMP threads; 0 = the OpenMP default
-  bool field = false;           ///< also compute the field E = -grad phi
+  int threads = 0;             ///< OpenMP threads; 0 = the OpenMP default
+  bool field = false;          ///< also compute the field E = -grad phi
   std::size_t gpu_memory = 0;  ///< device-memory budget in bytes for GPU back ends; 0 = free memory
   std::size_t chunk_targets = 0;  ///< GPU back ends: at most this many targets per chunk; 0 = auto
   /// ct auto: the file caching the cost model's constants per machine ("" = the default place,
@@ -57,6 +57,7 @@ struct Options {
 struct Timings {
   double tree = 0, plan = 0, setup = 0;  ///< geometry set-up (tree, plan, back-end set-up)
   double choose = 0;  ///< ct auto: the cost model (its calibration when not cached, candidates)
+  double device_wait = 0;  ///< of setup: waiting for the device's start (first use in a process)
   double p2m = 0, m2m = 0, m2l = 0, l2l = 0, l2p = 0;  ///< far field, by operator
   double p2l = 0, m2p = 0;  ///< the adaptive tree's X (P2L) and W (M2P) lists
   double near_collect = 0, near_transfer = 0, near_kernel = 0, near_return = 0;  ///< P2P phases
@@ -107,16 +108,16 @@ struct CapacityCandidate {
 
 /// \brief What the Solver chose by itself (Options::ct and Options::backend "auto"), and why.
 struct AutoChoice {
-  bool backend_chosen = false;  ///< backend was "auto"
-  bool ct_chosen = false;       ///< ct (the uniform tree: its level offset) chosen by the model
-  std::string backend;          ///< the back end used
-  int ct = 0, level_offset = 0;  ///< used
-  double predicted_seconds = 0;  ///< the model's time per evaluation for the choice
-  double choose_seconds = 0;     ///< choosing: the candidates' trees and plans
+  bool backend_chosen = false;     ///< backend was "auto"
+  bool ct_chosen = false;          ///< ct (the uniform tree: its level offset) chosen by the model
+  std::string backend;             ///< the back end used
+  int ct = 0, level_offset = 0;    ///< used
+  double predicted_seconds = 0;    ///< the model's time per evaluation for the choice
+  double choose_seconds = 0;       ///< choosing: the candidates' trees and plans
   double calibration_seconds = 0;  ///< measuring the constants now (0: from the cache)
-  std::string calibration;       ///< where the constants came from (cache file, or measured)
+  std::string calibration;         ///< where the constants came from (cache file, or measured)
   std::vector<CapacityCandidate> candidates;  ///< in the order considered
-  std::string reason;            ///< one sentence for reports
+  std::string reason;                         ///< one sentence for reports
 };
 
 /// \brief Output of one evaluation, in the caller's target order.
@@ -180,6 +181,18 @@ struct BackendInfo {
 };
 /// \brief Every back end this build knows, in the registry's order, with its availability here.
 std::vector<BackendInfo> near_field_backend_info();
+
+/// \brief Starts what a GPU back end needs before its first use in a process -- the CUDA driver
+/// and context, 0.2-0.35 s on the H100 host -- on a thread of its own, and returns at once.
+/// `backend` is a back-end name or "auto"; nothing is started for a CPU back end, without CUDA
+/// or without a device, or a second time. A Solver with a GPU back end starts it itself at
+/// construction, beside its tree; starting it earlier (a program: before reading its input)
+/// hides more of it. Errors are reported when the back end is made. Any thread.
+void start_device(const std::string& backend = "auto");
+/// \brief Blocks until a start begun by start_device() has finished (at once if none was).
+/// A program that started the device calls it before it exits (a Solver that needs the device
+/// waits for it anyway).
+void wait_for_device();
 
 /// \brief Direct O(N M) summation (OpenMP), the reference for accuracy.
 /// Evaluates at the targets listed in `which` (indices into tx/ty), or at all targets when

@@ -35,6 +35,12 @@ void ChargeIo::setup(const NearFieldProblem& p, const Stream& stream, std::size_
   }
 }
 
+void ChargeIo::reserve(std::size_t n_sources, std::size_t n_targets, bool field) {
+  // The sizes of setup()'s pinned_array<double> calls, in its order.
+  reserve_pinned(sizeof(double) * n_sources);
+  for (int k = 0; k < (field ? 3 : 1); ++k) reserve_pinned(sizeof(double) * n_targets);
+}
+
 std::size_t ChargeIo::bytes(const NearFieldProblem& p) {
   return 4 * p.n_sources + 16 * p.n_sources + 8 * p.n_targets * (p.field ? 3 : 1);
 }

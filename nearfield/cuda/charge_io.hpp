@@ -9,6 +9,7 @@
 #include "nearfield/backend.hpp"
 #include "nearfield/cuda/backend_util.hpp"
 #include "nearfield/cuda/cuda_common.hpp"
+#include "tree/trace.hpp"
 
 namespace mlfma2d::cuda {
 
@@ -19,6 +20,9 @@ class ChargeIo {
 
   /// Device bytes setup() allocates.
   static std::size_t bytes(const NearFieldProblem& p);
+
+  /// Makes the pinned buffers setup() will take for these sizes now (reserve_pinned).
+  static void reserve(std::size_t n_sources, std::size_t n_targets, bool field);
 
   /// Collect (host part) and enqueue transfer and gather.
   void charges_in(const double* q, const Stream& stream, EventTimer* transfer, EventTimer* gather,
@@ -56,7 +60,11 @@ struct ResidentState {
     stream = std::make_unique<Stream>();
     for (auto* t : {&transfer, &gather, &kernel, &ret}) *t = std::make_unique<EventTimer>();
     guarded(stream.get(), [&] {
-      io.setup(p, *stream, &io_bytes);
+      {
+        const TraceScope trace("charge path: device and pinned buffers");
+        io.setup(p, *stream, &io_bytes);
+      }
+      const TraceScope trace("layout uploaded");
       fill(*stream, arrays);
       stream->synchronize();  // the host arrays may go once the copies are done
     });

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "mlfma2d/errors.hpp"
 #include "nearfield/cuda/cuda_common.hpp"
@@ -72,23 +73,65 @@ void device_memory(std::size_t* free_bytes, std::size_t* total_bytes) {
 }
 
 std::string device_name() {
+  // Asked once per process and device: cudaGetDeviceProperties fills every property, which
+  // takes milliseconds, and the cost model asks for the name at every Solver's construction.
+  static std::mutex m;
+  static std::vector<std::string> names;
   int dev = 0;
   MLFMA2D_CUDA_CHECK(cudaGetDevice(&dev));
-  cudaDeviceProp prop{};
-  MLFMA2D_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-  return std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
-         std::to_string(prop.minor) + ")";
+  const std::lock_guard<std::mutex> lock(m);
+  if (names.size() <= std::size_t(dev)) names.resize(std::size_t(dev) + 1);
+  if (names[dev].empty()) {
+    cudaDeviceProp prop{};
+    MLFMA2D_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+    names[dev] = std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
+                 std::to_string(prop.minor) + ")";
+  }
+  return names[dev];
 }
 
 // --- Buffers
+namespace {
+std::mutex reserve_mutex;
+std::vector<std::pair<std::size_t, void*>> reserved;  // pinned blocks made ahead: (bytes, ptr)
+
+void* take_reserved(std::size_t bytes) {
+  const std::lock_guard<std::mutex> lock(reserve_mutex);
+  for (auto it = reserved.begin(); it != reserved.end(); ++it) {
+    if (it->first != bytes) continue;
+    void* ptr = it->second;
+    reserved.erase(it);
+    return ptr;
+  }
+  return nullptr;
+}
+}  // namespace
+
 void* allocate(Memory memory, std::size_t bytes) {
   void* ptr = nullptr;
   if (memory == Memory::Device) {
     MLFMA2D_CUDA_CHECK(cudaMalloc(&ptr, bytes));
-  } else {
+  } else if (!(ptr = take_reserved(bytes))) {
     MLFMA2D_CUDA_CHECK(cudaMallocHost(&ptr, bytes));
   }
   return ptr;
+}
+
+void reserve_pinned(std::size_t bytes) {
+  if (bytes == 0) return;
+  void* ptr = nullptr;
+  MLFMA2D_CUDA_CHECK(cudaMallocHost(&ptr, bytes));
+  const std::lock_guard<std::mutex> lock(reserve_mutex);
+  reserved.emplace_back(bytes, ptr);
+}
+
+void release_reserved_pinned() noexcept {
+  std::vector<std::pair<std::size_t, void*>> left;
+  {
+    const std::lock_guard<std::mutex> lock(reserve_mutex);
+    left.swap(reserved);
+  }
+  for (const auto& [bytes, ptr] : left) cudaFreeHost(ptr);
 }
 
 void release(Memory memory, void* ptr) noexcept {

@@ -6,6 +6,7 @@
 //   return   -- results device to host + pinned to the caller's arrays
 // GPU phases are timed with CUDA events, host phases with the wall clock.
 #include <memory>
+#include <optional>
 
 #include "nearfield/backend.hpp"
 #include "nearfield/cuda/backend_util.hpp"
@@ -13,6 +14,7 @@
 #include "nearfield/cuda/cuda_common.hpp"
 #include "nearfield/shared/shared.hpp"
 #include "tree/threads.hpp"
+#include "tree/trace.hpp"
 
 namespace mlfma2d {
 
@@ -30,6 +32,7 @@ class SharedBackend final : public cuda::CudaBackend {
     const NearFieldProblem& p = problem();
     s_ = State();  // release the buffers of a previous geometry first
     cuda::check_int32_points(p, who());
+    std::optional<TraceScope> trace(std::in_place, "shared: layout");
     cuda::SharedLayout l = cuda::shared_layout(p, cuda::kSharedBlock, cuda::kSharedTile);
     const std::size_t ns = p.n_sources, nt = p.n_targets;
     // Slot arrays: target coordinates in slot order and each slot's caller index.
@@ -53,6 +56,7 @@ class SharedBackend final : public cuda::CudaBackend {
     if (need > budget)
       cuda::throw_too_small(who() + "the geometry kept on the device needs", need, budget);
 
+    trace.reset();
     s_.r.setup(p, [&](const cuda::Stream& s, cuda::ResidentArrays& r) {
       cuda::SharedArrays& a = s_.arrays;
       a.sx = r.upload(p.sx, ns, s);

@@ -7,6 +7,8 @@ Solver once for a geometry, then evaluate any number of charge vectors on it. so
 surface charges, fields and capacitance of conductors held at given potentials. The whole API,
 with every argument, default and exception: docs/python.md.
 """
+import atexit
+
 from ._core import (MAX_LEVELS, MAX_TERMS, BackendUnavailable, CudaError, Error, InvalidInput,
                     IoError, RuntimeFailure)
 from ._core import version as _version
@@ -16,12 +18,17 @@ from ._electrostatics import (EPSILON_0, ContourFile, Contours, ElectrostaticSol
                               strip_sigma, two_wire_capacitance, write_contours, write_solution)
 from ._io import (PointSet, ResultData, format_of, generate_points, point_set_shapes, read_points,
                   read_result, read_targets, write_points, write_result)
-from ._solver import Solver, backends, direct_sum, error_norms, terms_for_eps
+from ._solver import (Solver, backends, direct_sum, error_norms, start_device, terms_for_eps,
+                      wait_for_device)
 
 __version__ = _version()
 
+# A device start still in the CUDA driver when the interpreter ends would race its teardown.
+atexit.register(wait_for_device)
+
 __all__ = [
-    "Solver", "direct_sum", "backends", "terms_for_eps", "error_norms", "MAX_TERMS", "MAX_LEVELS",
+    "Solver", "direct_sum", "backends", "terms_for_eps", "error_norms", "start_device",
+    "wait_for_device", "MAX_TERMS", "MAX_LEVELS",
     "PointSet", "ResultData", "read_points", "read_targets", "write_points", "read_result",
     "write_result", "generate_points", "point_set_shapes", "format_of",
     "solve", "ElectrostaticSolver", "Solution", "Contours", "ContourFile", "Panels",

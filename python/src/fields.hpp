@@ -41,6 +41,7 @@ void visit_fields(mlfma2d::Timings& t, F&& f) {
   f("plan", t.plan);
   f("setup", t.setup);
   f("choose", t.choose);
+  f("device_wait", t.device_wait);
   f("p2m", t.p2m);
   f("m2m", t.m2m);
   f("m2l", t.m2l);

@@ -140,6 +140,13 @@ void bind_solver(py::module_& m) {
     d["max_abs"] = e.max_abs;
     return d;
   });
+  m.def(
+      "start_device", [](const std::string& backend) { mlfma2d::start_device(backend); },
+      py::arg("backend"));
+  m.def("wait_for_device", [] {
+    const py::gil_scoped_release unlocked;
+    mlfma2d::wait_for_device();
+  });
   m.def("backends", [] {
     py::dict d;
     for (const mlfma2d::BackendInfo& info : mlfma2d::near_field_backend_info())

@@ -96,6 +96,19 @@ def test_backends_lists_every_back_end_with_every_field_of_BackendInfo():
     assert b["cpu"]["available"]
 
 
+def test_the_device_can_be_started_ahead_of_a_solver():
+    # Nothing starts for a CPU back end or without a device; any number of times; a Solver made
+    # afterwards finds it up (its setup waited for the device at most while it was starting).
+    mlfma2d.start_device("cpu")
+    mlfma2d.start_device()
+    mlfma2d.start_device("shared")
+    mlfma2d.wait_for_device()
+    x = np.linspace(0, 1, 500)
+    s = mlfma2d.Solver(x, x ** 2)
+    s.evaluate(np.ones(500))
+    assert 0 <= s.timings["device_wait"] <= s.timings["setup"]
+
+
 def test_terms_for_eps_and_error_norms():
     assert mlfma2d.terms_for_eps(1e-6) == 18  # 3.0 * log10(1 / eps), docs/accuracy.md
     assert mlfma2d.terms_for_eps(1e-30) == mlfma2d.MAX_TERMS
