@@ -115,6 +115,10 @@ std::string backend_device_name(const std::string& name);
 /// fastest GPU back end when a device is found, else cpu).
 std::string auto_backend();
 
+/// Whether start_device() has begun a start in this process (a CUDA build, asked for "auto" or a
+/// GPU back end): work on the device's behalf may be running beside the caller.
+bool device_start_begun();
+
 /// Makes now, on the calling thread, the pinned host buffers that back end `backend`'s set-up
 /// will take for these point counts (a resident GPU back end's charge path), once the device has
 /// started; nothing for other back ends. A Solver calls it beside its tree; the set-up takes the

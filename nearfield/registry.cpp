@@ -176,6 +176,11 @@ void start_device(const std::string& backend) {
 #endif
 }
 
+bool device_start_begun() {
+  const std::lock_guard<std::mutex> lock(device_start_mutex);
+  return device_start.valid();
+}
+
 void wait_for_device() {
   std::shared_future<void> started;
   {
