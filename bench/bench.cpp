@@ -340,9 +340,10 @@ void row_defaults_vs_scan(const std::string& set, std::size_t n, const Args& a) 
   r.id = "h";
   r.what = format("defaults / scan's best, %s N=%.0e eps %.0e", set.c_str(), double(n), a.auto_eps);
   r.target = "<= 1.25";
-  const double ratio = med / best;
-  r.measured = format("%.2f (best %s)", ratio, best_text.c_str());
-  r.met = ratio <= 1.25 ? "yes" : "no";
+  const double ratio = std::isfinite(best) ? med / best : NAN;
+  r.measured = std::isfinite(best) ? format("%.2f (best %s)", ratio, best_text.c_str())
+                                   : std::string("no scan point ran (see skipped)");
+  r.met = !std::isfinite(best) ? "n/a" : ratio <= 1.25 ? "yes" : "no";
   // clang-format off
   r.detail = {{"set", set}, {"n", n}, {"eps", a.auto_eps}, {"backend", choice.backend},
               {"ct", choice.ct}, {"level_offset", choice.level_offset},

@@ -237,6 +237,73 @@ TEST(Tree, AdaptiveOffsetsMoveEveryLeaf) {
   }
 }
 
+// The trees against their definitions, box by box, on shapes with leaves on many levels and
+// with coincident points (the cap): the CT tree splits a box exactly while it holds more than CT
+// points (below the deepest level); with offset -i a box stays split exactly while the CT
+// tree's deepest leaf below it is more than i levels deeper; the uniform tree's L is the first
+// level >= 3 whose boxes all hold at most CT. The trees are grown from the sorted keys' counts
+// (tree.cpp, Crowding), this walks the grown CT tree.
+TEST(Tree, TreesFollowTheirDefinitionsBoxByBox) {
+  for (const char* shape : {"graded-polygon", "clusters", "multiscale-clusters", "uniform"}) {
+    PointSet p = testing::make_points(shape, 6000, 5);
+    for (std::size_t i = 0; i < 40; ++i) {  // coincident points: a capped cell
+      p.x.push_back(p.x[7]);
+      p.y.push_back(p.y[7]);
+      p.q.push_back(1);
+    }
+    for (bool separate : {false, true}) {
+      if (separate) {
+        const PointSet t = testing::make_points("clusters", 3000, 6);
+        p.tx = t.x;
+        p.ty = t.y;
+      }
+      for (int ct : {1, 7, 40}) {
+        SCOPED_TRACE(std::string(shape) + (separate ? ", targets" : ", self") + ", CT " +
+                     std::to_string(ct));
+        const Tree a0 = adaptive_of(p, ct);
+        expect_valid(a0);
+        // The CT tree, and its deepest leaf below each box (bottom-up).
+        std::vector<std::vector<int>> deepest(a0.levels + 1);
+        for (int l = a0.levels; l >= 1; --l) {
+          const Level& lv = a0.level[l];
+          deepest[l].assign(lv.size(), l);
+          for (std::size_t b = 0; b < lv.size(); ++b) {
+            const std::int64_t n = std::max(lv.sources(b), lv.targets(b));
+            EXPECT_EQ(!lv.is_leaf(b), n > ct && l < kMaxLevels) << "level " << l;
+            for (std::int32_t c = lv.child_begin[b]; c < lv.child_begin[b + 1]; ++c)
+              deepest[l][b] = std::max(deepest[l][b], deepest[l + 1][c]);
+          }
+        }
+        EXPECT_EQ(a0.levels_ct, a0.levels);
+        for (int i = 1; i <= 3 && i < a0.levels_ct; ++i) {
+          const Tree a = adaptive_of(p, ct, -i);
+          expect_valid(a);
+          EXPECT_EQ(a.levels_ct, a0.levels_ct);
+          for (int l = 1; l <= a.levels; ++l)
+            for (std::size_t b = 0; b < a.level[l].size(); ++b) {
+              const std::int32_t k = a0.level[l].find(a.level[l].key[b]);
+              ASSERT_GE(k, 0) << "a box the CT tree does not have";
+              EXPECT_EQ(!a.level[l].is_leaf(b), deepest[l][k] - l > i) << "level " << l;
+            }
+        }
+        const Tree u = tree_of(p, ct);
+        expect_valid(u);
+        auto most_in = [&](int l) {
+          std::int64_t most = 0;
+          for (std::size_t b = 0; b < u.level[l].size(); ++b)
+            most = std::max({most, u.level[l].sources(b), u.level[l].targets(b)});
+          return most;
+        };
+        if (u.levels < kMaxLevels) EXPECT_LE(most_in(u.levels), ct);
+        if (u.levels > 3) EXPECT_GT(most_in(u.levels - 1), ct);
+        EXPECT_GE(u.levels, 3);
+        EXPECT_EQ(u.capped, a0.capped);
+        EXPECT_TRUE(a0.capped || ct >= 41) << "41 coincident points";
+      }
+    }
+  }
+}
+
 TEST(Tree, SeparateTargetsGetTheirOwnRanges) {
   PointSet p = testing::make_points("disk", 3000);
   const PointSet t = testing::make_points("uniform", 2000, 99);

@@ -162,6 +162,76 @@ std::int64_t points_in(const Level& lv, std::size_t b) {
   return std::max(lv.sources(b), lv.targets(b));
 }
 
+// The deepest level whose box holds both deepest-level keys a and b (level l's key is the top
+// 2(l - 1) of the 2 kDeepBits bits): kMaxLevels for equal keys, 1 (the root) for keys that
+// differ in their top bit.
+int shared_level(std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t x = a ^ b;
+  if (x == 0) return kMaxLevels;
+  const int differing = 64 - __builtin_clzll(x);  // the highest differing bit, plus one
+  return (2 * kDeepBits - differing) / 2 + 1;
+}
+
+// Where boxes hold more than CT points, read off the sorted keys without building a level:
+// depth[i] = shared_level(key[i], key[i + CT]), so a box of level l holds more than CT points
+// exactly when some i with both i and i + CT in its range has depth[i] >= l (and every i in its
+// range with i + CT in its range has depth[i] >= l). For sources and targets apart; a box's
+// count is the larger of the two.
+class Crowding {
+ public:
+  Crowding(const Keys& keys, int ct, bool self, int threads)
+      : ct_(ct),
+        src_(depths(keys.src, ct, threads)),
+        tgt_(self ? Array<std::uint8_t>() : depths(keys.tgt, ct, threads)),
+        self_(self) {
+    for (const Array<std::uint8_t>* d : {&src_, &tgt_}) {
+      const std::int64_t n = std::int64_t(d->size());
+      int most = deepest_;
+#pragma omp parallel for num_threads(team_size(threads, n)) schedule(static) reduction(max : most)
+      for (std::int64_t i = 0; i < n; ++i) most = std::max(most, int((*d)[i]));
+      deepest_ = most;
+    }
+  }
+  /// The deepest level with a box of more than CT points (0: none, the root holds at most CT).
+  int deepest() const {
+    return deepest_;
+  }
+  /// The deepest level with a box of more than CT points inside box b of `lv` (b included), or
+  /// 0 when b holds at most CT.
+  int deepest_in(const Level& lv, std::size_t b) const {
+    return std::max(range_max(src_, lv.src_begin[b], lv.src_end[b]),
+                    self_ ? 0 : range_max(tgt_, lv.tgt_begin[b], lv.tgt_end[b]));
+  }
+
+ private:
+  static Array<std::uint8_t> depths(const Array<std::uint64_t>& key, int ct, int threads) {
+    const std::int64_t n = std::int64_t(key.size()) - ct;
+    Array<std::uint8_t> d(n > 0 ? std::size_t(n) : 0);
+#pragma omp parallel for num_threads(team_size(threads, n)) schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) d[i] = std::uint8_t(shared_level(key[i], key[i + ct]));
+    return d;
+  }
+  int range_max(const Array<std::uint8_t>& d, std::int64_t begin, std::int64_t end) const {
+    int most = 0;
+    for (std::int64_t i = begin; i < end - ct_; ++i) most = std::max(most, int(d[i]));
+    return most;
+  }
+  std::int64_t ct_;
+  Array<std::uint8_t> src_, tgt_;
+  bool self_;
+  int deepest_ = 0;
+};
+
+// The most points sharing one deepest-level cell (the longest run of equal sorted keys).
+std::int64_t longest_equal_run(const Array<std::uint64_t>& key) {
+  std::int64_t most = key.empty() ? 0 : 1, run = 1;
+  for (std::size_t i = 1; i < key.size(); ++i) {
+    run = key[i] == key[i - 1] ? run + 1 : 1;
+    most = std::max(most, run);
+  }
+  return most;
+}
+
 // Levels 1..: the root, then every box split while `split_box(level, l, b)` says so, down to
 // kMaxLevels at most. `begin_level(level, l)` runs first on each level, the deepest included
 // (serially: per-level state); `split_box` runs in parallel over the level's boxes and may write
@@ -197,45 +267,6 @@ std::vector<Level> grow(const Keys& keys, std::int64_t ns, std::int64_t nt, int 
     split_level(keys, l, split, threads, &level[l], &level[l + 1]);
   }
   return level;
-}
-
-// Keeps the boxes whose parent is kept and internal; `internal(l, b)` says which stay split.
-// Children stay contiguous and in order, so indices are remapped level by level.
-template <class Internal>
-std::vector<Level> prune(const std::vector<Level>& in, Internal&& internal) {
-  std::vector<Level> out(2);
-  out[1] = in[1];
-  std::vector<std::int32_t> map = {0};  // index in `out` of each box of `in` at this level, or -1
-  for (int l = 1; l < int(in.size()); ++l) {
-    const Level& src = in[l];
-    Level& dst = out[l];
-    const std::int64_t nb = std::int64_t(dst.size());
-    dst.child_begin.assign(nb + 1, 0);
-    if (l + 1 >= int(in.size())) break;
-    Level next;
-    std::vector<std::int32_t> next_map(in[l + 1].size(), -1);
-    for (std::int64_t ob = 0; ob < std::int64_t(src.size()); ++ob) {
-      const std::int32_t b = map[ob];
-      if (b < 0) continue;
-      dst.child_begin[b + 1] = dst.child_begin[b];
-      if (!internal(l, ob)) continue;
-      for (std::int32_t c = src.child_begin[ob]; c < src.child_begin[ob + 1]; ++c) {
-        const Level& f = in[l + 1];
-        next_map[c] = std::int32_t(next.key.size());
-        next.key.push_back(f.key[c]);
-        next.src_begin.push_back(f.src_begin[c]);
-        next.src_end.push_back(f.src_end[c]);
-        next.tgt_begin.push_back(f.tgt_begin[c]);
-        next.tgt_end.push_back(f.tgt_end[c]);
-        next.parent.push_back(b);
-        ++dst.child_begin[b + 1];
-      }
-    }
-    if (next.key.empty()) break;
-    out.push_back(std::move(next));
-    map.swap(next_map);
-  }
-  return out;
 }
 
 // The leaves of the tree in Morton order: each box's first leaf index is its parent's plus the
@@ -422,34 +453,36 @@ Tree grow_tree(const TreePoints& pts, int ct, int level_offset, TreeKind kind, s
   const Keys keys{pts.sources.key, pts.self ? pts.sources.key : pts.targets.key};
   const std::int64_t ns = std::int64_t(keys.src.size()), nt = std::int64_t(keys.tgt.size());
 
-  // The tree CT asks for. Uniform: every box split until the first level >= 3 whose boxes all
-  // hold at most CT points; adaptive: each box split while it holds more than CT.
-  std::int64_t most_capped = 0;  // points in the fullest box that had to stay a leaf at the cap
+  // The tree CT asks for, its depth levels_ct read off the keys first (Crowding); then the level
+  // offset moves every leaf. Uniform: every box split down to L = levels_ct + offset, levels_ct
+  // the first level >= 3 whose boxes all hold at most CT points. Adaptive: a box split while it
+  // holds more than CT; with offset -i a box stays split only while the CT tree's deepest leaf
+  // below it is more than i levels deeper (a new leaf holds CT leaves at most i levels below it,
+  // and its deepest one exactly i: on a full tree, the uniform tree's L - i); with +i, i levels
+  // more below each CT leaf. Nothing below the level a tree keeps is built.
+  const Crowding crowd(keys, ct, pts.self, threads);
+  // The CT tree splits no box of kMaxLevels: its deepest split is above.
+  const int deepest_split = std::min(crowd.deepest(), kMaxLevels - 1);
   std::vector<Level> level;
   if (kind == TreeKind::Uniform) {
-    int full_level = 0;  // the first level >= 3 with every box within CT
+    tree.levels_ct = std::min(std::max(3, crowd.deepest() + 1), kMaxLevels);
+    const int L = tree.levels_ct + level_offset;  // checked below
     level = grow(
-        keys, ns, nt, threads,
-        [&](const std::vector<Level>& lv, int l) {  // is this level within CT?
-          if (full_level > 0 || l < 3) return;
-          std::int64_t most = 0;
-          const std::int64_t nb = std::int64_t(lv[l].size());
-#pragma omp parallel for num_threads(team_size(threads, nb)) schedule(static) reduction(max : most)
-          for (std::int64_t k = 0; k < nb; ++k) most = std::max(most, points_in(lv[l], k));
-          if (most <= ct) full_level = l;
-        },
-        // Past L_ct only with a positive offset; a negative one cuts the levels afterwards.
-        [&](const std::vector<Level>&, int l, std::int64_t) {
-          return full_level == 0 || l < full_level + level_offset;
+        keys, ns, nt, threads, [](const std::vector<Level>&, int) {},
+        [&](const std::vector<Level>&, int l, std::int64_t) { return l < L; });
+  } else if (level_offset < 0) {
+    tree.levels_ct = crowd.deepest() > 0 ? deepest_split + 1 : 1;
+    level = grow(
+        keys, ns, nt, threads, [](const std::vector<Level>&, int) {},
+        [&](const std::vector<Level>& lv, int l, std::int64_t b) {
+          return std::min(crowd.deepest_in(lv[l], std::size_t(b)), kMaxLevels - 1) >=
+                 l - level_offset;
         });
-    tree.levels_ct = full_level > 0 ? full_level : kMaxLevels;
   } else {
-    // Split while a box holds more than CT (the CT tree, whose depth is levels_ct); below each
-    // of its leaves, level_offset > 0 more levels ("stop": the level a CT leaf's subtree may
-    // reach, inherited by its descendants; 0 while the CT rule still decides).
-    const int extra = std::max(level_offset, 0);
+    // Below each leaf of the CT tree, level_offset more levels ("stop": the level a CT leaf's
+    // subtree may reach, inherited by its descendants; 0 while the CT rule still decides).
     std::vector<std::vector<int>> stop(2, std::vector<int>(1, 0));
-    int ct_depth = 1;
+    tree.levels_ct = crowd.deepest() > 0 ? deepest_split + 1 : 1;
     level = grow(
         keys, ns, nt, threads,
         [&](const std::vector<Level>& lv, int l) {
@@ -457,34 +490,22 @@ Tree grow_tree(const TreePoints& pts, int ct, int level_offset, TreeKind kind, s
           const std::int64_t nb = std::int64_t(lv[l].size());
           stop.resize(l + 1);
           stop[l].resize(nb);
-          bool ct_box = false;  // a box here whose ancestors the CT rule split: the CT tree
-#pragma omp parallel for num_threads(team_size(threads, nb)) schedule(static) reduction(|| : ct_box)
-          for (std::int64_t k = 0; k < nb; ++k) {
-            stop[l][k] = stop[l - 1][lv[l].parent[k]];
-            ct_box = ct_box || stop[l][k] == 0;
-          }
-          if (ct_box) ct_depth = l;
+#pragma omp parallel for num_threads(team_size(threads, nb)) schedule(static)
+          for (std::int64_t k = 0; k < nb; ++k) stop[l][k] = stop[l - 1][lv[l].parent[k]];
         },
         [&](const std::vector<Level>& lv, int l, std::int64_t b) {
           int& s = stop[l][b];
           if (s == 0 && points_in(lv[l], b) > ct) return true;
-          if (s == 0) s = l + extra;  // a leaf of the CT tree
+          if (s == 0) s = l + level_offset;  // a leaf of the CT tree
           return l < s;
         });
-    tree.levels_ct = ct_depth;
   }
-  // The cap: boxes at kMaxLevels that still hold more than CT points.
-  {
-    const Level& deepest = level.back();
-    if (int(level.size()) - 1 == kMaxLevels) {
-      for (std::size_t b = 0; b < deepest.size(); ++b)
-        most_capped = std::max(most_capped, points_in(deepest, b));
-      if (most_capped <= ct) most_capped = 0;
-    }
-  }
-  if (most_capped > 0) {
+  // The cap: a cell of kMaxLevels with more than CT points (coincident or nearly so).
+  if (crowd.deepest() == kMaxLevels) {
     tree.capped = true;
-    if (warning) *warning = cap_warning(ct, most_capped);
+    const std::int64_t most =
+        std::max(longest_equal_run(keys.src), pts.self ? 0 : longest_equal_run(keys.tgt));
+    if (warning) *warning = cap_warning(ct, most);
   }
 
   // The level offset: on both trees it moves the deepest level L fixed by CT.
@@ -496,29 +517,6 @@ Tree grow_tree(const TreePoints& pts, int ct, int level_offset, TreeKind kind, s
       << " (CT fixed L = " << tree.levels_ct << "); L must be"
       << (L_wanted < 1 ? " >= 1 (level 1 is the root)" : " <= " + std::to_string(kMaxLevels));
     throw InvalidInput(m.str());
-  }
-  if (kind == TreeKind::Uniform) {
-    const int L = L_wanted;
-    if (L < int(level.size()) - 1) {
-      level.resize(L + 1);
-      level[L].child_begin.assign(level[L].size() + 1, 0);
-    }
-    // Grown past L_ct by the predicate above when level_offset > 0.
-  } else if (level_offset < 0) {
-    // Every leaf i levels coarser: a box stays split only while the deepest leaf below it is
-    // more than i levels deeper (bottom-up depths). A new leaf then holds old leaves at most i
-    // levels below it, and its deepest one exactly i (so on a full tree: the uniform tree's
-    // L - i).
-    const int L = int(level.size()) - 1;
-    std::vector<std::vector<int>> deepest(L + 1);
-    for (int l = L; l >= 1; --l) {
-      const Level& lv = level[l];
-      deepest[l].assign(lv.size(), l);
-      for (std::size_t b = 0; b < lv.size(); ++b)
-        for (std::int32_t c = lv.child_begin[b]; c < lv.child_begin[b + 1]; ++c)
-          deepest[l][b] = std::max(deepest[l][b], deepest[l + 1][c]);
-    }
-    level = prune(level, [&](int l, std::int64_t b) { return deepest[l][b] + level_offset > l; });
   }
 
   const int L = int(level.size()) - 1;
