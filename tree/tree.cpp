@@ -181,43 +181,55 @@ class Crowding {
  public:
   Crowding(const Keys& keys, int ct, bool self, int threads)
       : ct_(ct),
-        src_(depths(keys.src, ct, threads)),
-        tgt_(self ? Array<std::uint8_t>() : depths(keys.tgt, ct, threads)),
+        src_(keys.src, ct, threads),
+        tgt_(self ? Depths() : Depths(keys.tgt, ct, threads)),
         self_(self) {
-    for (const Array<std::uint8_t>* d : {&src_, &tgt_}) {
-      const std::int64_t n = std::int64_t(d->size());
-      int most = deepest_;
-#pragma omp parallel for num_threads(team_size(threads, n)) schedule(static) reduction(max : most)
-      for (std::int64_t i = 0; i < n; ++i) most = std::max(most, int((*d)[i]));
-      deepest_ = most;
-    }
+    for (const Depths* d : {&src_, &tgt_})
+      for (std::uint8_t m : d->block) deepest_ = std::max(deepest_, int(m));
   }
   /// The deepest level with a box of more than CT points (0: none, the root holds at most CT).
-  int deepest() const {
-    return deepest_;
-  }
+  int deepest() const { return deepest_; }
   /// The deepest level with a box of more than CT points inside box b of `lv` (b included), or
   /// 0 when b holds at most CT.
   int deepest_in(const Level& lv, std::size_t b) const {
-    return std::max(range_max(src_, lv.src_begin[b], lv.src_end[b]),
-                    self_ ? 0 : range_max(tgt_, lv.tgt_begin[b], lv.tgt_end[b]));
+    return std::max(src_.max(lv.src_begin[b], lv.src_end[b] - ct_),
+                    self_ ? 0 : tgt_.max(lv.tgt_begin[b], lv.tgt_end[b] - ct_));
   }
 
  private:
-  static Array<std::uint8_t> depths(const Array<std::uint64_t>& key, int ct, int threads) {
-    const std::int64_t n = std::int64_t(key.size()) - ct;
-    Array<std::uint8_t> d(n > 0 ? std::size_t(n) : 0);
+  // depth[i] for i < n - CT, and its maximum over blocks of kBlock: a box's maximum reads its
+  // blocks, not its points (the top levels' few boxes span every point).
+  struct Depths {
+    static constexpr std::int64_t kBlock = 1024;
+    Array<std::uint8_t> depth, block;
+    Depths() = default;
+    Depths(const Array<std::uint64_t>& key, int ct, int threads) {
+      const std::int64_t n = std::max<std::int64_t>(std::int64_t(key.size()) - ct, 0);
+      depth.resize(std::size_t(n));
+      block.resize(std::size_t((n + kBlock - 1) / kBlock));
+      const std::int64_t blocks = std::int64_t(block.size());
 #pragma omp parallel for num_threads(team_size(threads, n)) schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) d[i] = std::uint8_t(shared_level(key[i], key[i + ct]));
-    return d;
-  }
-  int range_max(const Array<std::uint8_t>& d, std::int64_t begin, std::int64_t end) const {
-    int most = 0;
-    for (std::int64_t i = begin; i < end - ct_; ++i) most = std::max(most, int(d[i]));
-    return most;
-  }
+      for (std::int64_t k = 0; k < blocks; ++k) {
+        std::uint8_t most = 0;
+        for (std::int64_t i = k * kBlock; i < std::min(n, (k + 1) * kBlock); ++i) {
+          depth[i] = std::uint8_t(shared_level(key[i], key[i + ct]));
+          most = std::max(most, depth[i]);
+        }
+        block[k] = most;
+      }
+    }
+    // The maximum of depth[begin, end), 0 when empty.
+    int max(std::int64_t begin, std::int64_t end) const {
+      int most = 0;
+      while (begin < end && begin % kBlock != 0) most = std::max(most, int(depth[begin++]));
+      for (; begin + kBlock <= end; begin += kBlock)
+        most = std::max(most, int(block[begin / kBlock]));
+      for (; begin < end; ++begin) most = std::max(most, int(depth[begin]));
+      return most;
+    }
+  };
   std::int64_t ct_;
-  Array<std::uint8_t> src_, tgt_;
+  Depths src_, tgt_;
   bool self_;
   int deepest_ = 0;
 };
