@@ -6,8 +6,10 @@
 
 #include "mlfma2d/mlfma2d.hpp"
 #include "nearfield/backend.hpp"
-#include "nearfield/cuda/charge_io.hpp"
 #include "nearfield/cuda/cuda_common.hpp"
+#ifdef MLFMA2D_WITH_CUDA
+#include "nearfield/cuda/charge_io.hpp"  // its classes reference the CUDA runtime helpers
+#endif
 #include "tree/timer.hpp"
 #include "tree/trace.hpp"
 

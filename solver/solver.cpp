@@ -94,8 +94,8 @@ struct Solver::Impl {
 
     // While the device starts and its pinned buffers are made, a core is busy in the CUDA
     // driver: the tree and the choice run on one thread fewer. A team of every core waits for
-    // its slowest member, and one that shared its core with the driver made the sort of 1e7
-    // points 1.5x and the plan 3.8x slower on the H100 host (16 cores; 15 threads: unaffected).
+    // its slowest member: the program's tree of 1e7 points took 313-335 ms with 16 threads
+    // beside the start on the H100 host (16 cores), 185-220 ms with 15 (docs/auto.md).
     const bool beside_device = reserved.valid() && device_start_begun();
     const int build = beside_device && threads >= 4 ? threads - 1 : threads;
 
