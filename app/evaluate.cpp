@@ -359,7 +359,7 @@ std::string preview(const Result& r) {
 int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
   const Progress progress(err, a.quiet);
   // A GPU back end's device starts now, on a thread of its own, while the input is read (its
-  // first use in a process: 0.2-0.35 s); main() waits for it before the program ends.
+  // first use in a process: 0.20-0.25 s); main() waits for it before the program ends.
   start_device(a.options.backend);
   std::string why;
   if (a.options.backend != "auto" && !near_field_backend_available(a.options.backend, &why)) {

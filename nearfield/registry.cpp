@@ -150,8 +150,8 @@ std::string auto_backend() {
 
 namespace {
 // The device's start, once per process, on a thread of its own: the CUDA driver
-// (cudaGetDeviceCount, 0.1-0.23 s at a process's first use on the H100 host) and the context
-// (0.11 s). Guarded by a mutex: any thread may start it or wait for it.
+// (cudaGetDeviceCount) and the context, 204-253 ms at a process's first use on the H100 host
+// (docs/auto.md). Guarded by a mutex: any thread may start it or wait for it.
 std::mutex device_start_mutex;
 std::shared_future<void> device_start;
 }  // namespace

@@ -73,7 +73,7 @@ struct Solver::Impl {
     const TreeKind kind = parse_tree_kind(opt.tree);
 
     // The device (for "auto" or a GPU back end) starts on a thread of its own beside the tree:
-    // 0.2-0.35 s at a process's first use. The set-up waits for it, and so does every way out of
+    // 0.20-0.25 s at a process's first use. The set-up waits for it, and so does every way out of
     // here (no thread left inside the CUDA driver's start when a caller exits on an error).
     start_device(opt.backend);
     struct DeviceWait {

@@ -345,9 +345,16 @@ TEST(Tree, CoincidentPointsCapTheHeightWithAWarning) {
     EXPECT_TRUE(tree.capped);
     EXPECT_EQ(tree.levels, kMaxLevels);
     EXPECT_NE(warning.find("capped"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("50 points share one box"), std::string::npos) << warning;
     expect_valid(tree);
     if (kind == TreeKind::Adaptive) EXPECT_LT(tree.boxes(), 4u * kMaxLevels) << "one chain";
   }
+  // Separate targets: the fullest cell may be the targets' (70 coincident targets).
+  p.tx.assign(70, 0.5);
+  p.ty.assign(70, 0.5);
+  std::string warning;
+  EXPECT_TRUE(tree_of(p, 10, -2, &warning, TreeKind::Adaptive).capped);
+  EXPECT_NE(warning.find("70 points share one box"), std::string::npos) << warning;
 }
 
 TEST(Tree, BadArgumentsThrowInvalidInput) {

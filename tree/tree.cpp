@@ -234,13 +234,10 @@ class Crowding {
   int deepest_ = 0;
 };
 
-// The most points sharing one deepest-level cell (the longest run of equal sorted keys).
-std::int64_t longest_equal_run(const Array<std::uint64_t>& key) {
-  std::int64_t most = key.empty() ? 0 : 1, run = 1;
-  for (std::size_t i = 1; i < key.size(); ++i) {
-    run = key[i] == key[i - 1] ? run + 1 : 1;
-    most = std::max(most, run);
-  }
+// The most points sharing one deepest-level cell, from its runs of equal keys (equal_key_runs).
+std::int64_t most_in_one_cell(const std::vector<std::int64_t>& runs) {
+  std::int64_t most = 1;
+  for (std::size_t r = 0; r < runs.size(); r += 2) most = std::max(most, runs[r + 1] - runs[r]);
   return most;
 }
 
@@ -516,7 +513,8 @@ Tree grow_tree(const TreePoints& pts, int ct, int level_offset, TreeKind kind, s
   if (crowd.deepest() == kMaxLevels) {
     tree.capped = true;
     const std::int64_t most =
-        std::max(longest_equal_run(keys.src), pts.self ? 0 : longest_equal_run(keys.tgt));
+        std::max(most_in_one_cell(pts.shared_cells),
+                 pts.self ? 0 : most_in_one_cell(equal_key_runs(keys.tgt, threads)));
     if (warning) *warning = cap_warning(ct, most);
   }
 

@@ -57,7 +57,8 @@ struct Options {
 struct Timings {
   double tree = 0, plan = 0, setup = 0;  ///< geometry set-up (tree, plan, back-end set-up)
   double choose = 0;  ///< ct auto: the cost model (its calibration when not cached, candidates)
-  double device_wait = 0;  ///< of setup: waiting for the device's start (first use in a process)
+  double device_wait = 0;  ///< of setup: waiting for the device's start (first use in a
+                           ///< process) and the pinned buffers made beside the tree
   double p2m = 0, m2m = 0, m2l = 0, l2l = 0, l2p = 0;  ///< far field, by operator
   double p2l = 0, m2p = 0;  ///< the adaptive tree's X (P2L) and W (M2P) lists
   double near_collect = 0, near_transfer = 0, near_kernel = 0, near_return = 0;  ///< P2P phases
@@ -183,7 +184,7 @@ struct BackendInfo {
 std::vector<BackendInfo> near_field_backend_info();
 
 /// \brief Starts what a GPU back end needs before its first use in a process -- the CUDA driver
-/// and context, 0.2-0.35 s on the H100 host -- on a thread of its own, and returns at once.
+/// and context, 0.20-0.25 s on the H100 host -- on a thread of its own, and returns at once.
 /// `backend` is a back-end name or "auto"; nothing is started for a CPU back end, without CUDA
 /// or without a device, or a second time. A Solver with a GPU back end starts it itself at
 /// construction, beside its tree; starting it earlier (a program: before reading its input)

@@ -42,8 +42,9 @@ void* allocate(Memory memory, std::size_t bytes);
 void release(Memory memory, void* ptr) noexcept;
 
 /// Pinned host memory made ahead of the set-up that needs it, on a thread beside the tree:
-/// cudaMallocHost costs about 0.45 ms per MB on the H100 host (72 ms for the charge and potential
-/// buffers of 1e7 points). Thread-safe; release_reserved_pinned() frees what nobody took.
+/// the charge and potential buffers of 1e7 points took 73-108 ms of cudaMallocHost on the H100
+/// host (MLFMA2D_TRACE, docs/auto.md). Thread-safe; release_reserved_pinned() frees what nobody
+/// took.
 void reserve_pinned(std::size_t bytes);
 void release_reserved_pinned() noexcept;
 
