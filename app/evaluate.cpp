@@ -106,6 +106,10 @@ std::vector<OptionText> run_options() {
        "evaluate K times on one tree, report the evaluation with the median total; default: 1"},
       {"threads", "T",
        "OpenMP threads, >= 1; default: the OpenMP default (OMP_NUM_THREADS or all cores)"},
+      {"no-placement", nullptr,
+       "leave an evaluation's threads where the system puts them; default: off, the OpenMP "
+       "threads pinned to distinct cores and a GPU back end's host thread to one of its own "
+       "(not when OMP_PLACES, OMP_PROC_BIND, GOMP_CPU_AFFINITY or KMP_AFFINITY is set)"},
       {"seed", "S", "seed of the random verification sample; default: 1"},
       {"gpu-memory", "BYTES",
        "device-memory budget of GPU back ends (suffixes K, M, G, T = powers of 1024); default: "
@@ -165,6 +169,7 @@ EvaluateArgs evaluate_args(const po::variables_map& vm) {
                        " fixes it: give one of them");
   }
   o.recalibrate = switch_of(vm, "recalibrate");
+  o.place_threads = !switch_of(vm, "no-placement");
   const std::string* eps = value_of(vm, "eps");
   const std::string* terms = value_of(vm, "terms");
   if (eps && terms) throw InvalidInput("--eps and --terms exclude each other: give one of them");

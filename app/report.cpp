@@ -187,6 +187,8 @@ const std::vector<ReportField>& report_fields() {
     {"", "backend", "back end", "{}", nullptr, J | A, [](R r) { return json(r.options.backend); }},
     {"", "threads", "back end", "threads {}", nullptr, J | A | G | T,
      [](R r) { return json(r.threads_used); }},
+    {"", "threads_placed", "back end", "placed on cores", nullptr, J | A | S,
+     [](R r) { return json(r.stats.threads_placed); }},
     {"", "field", "back end", "with field", nullptr, J | A | G | S,
      [](R r) { return json(r.options.field); }},
     {"", "near_pairs", "near field", "{} pairs", nullptr, J | A | G | T,

@@ -114,7 +114,8 @@ struct Args {
   std::vector<std::string> auto_backends;  ///< empty: every available one
   std::vector<std::string> auto_trees = {"uniform", "adaptive"};
   std::vector<int> auto_offsets = {-4, -3, -2, -1, 0, 1};
-  double max_pairs = 2e10;  ///< row h skips a scan point with more pairs
+  double max_pairs = 2e10;    ///< row h skips a scan point with more pairs
+  bool place_threads = true;  ///< row h: Options::place_threads
 };
 
 std::vector<std::string> comma_list(const std::string& text) {
@@ -269,14 +270,22 @@ void row_end_to_end(const std::string& id, const std::string& shape, std::size_t
 
 /// Seconds per evaluation of `count` evaluations, each with new charges (as an iterative solver
 /// gives them): the defaults and every scan point are timed alike.
-std::vector<double> evaluation_times(Solver* s, std::size_t n, int count) {
-  std::vector<double> t;
+/// `count` evaluations with new charges each time: each one's timings.
+std::vector<Timings> evaluations(Solver* s, std::size_t n, int count) {
+  std::vector<Timings> t;
   for (int k = 0; k < count; ++k) {
     const std::vector<double> q = charges(n, std::uint64_t(k));
     s->evaluate(q);
-    t.push_back(s->timings().total);
+    t.push_back(s->timings());
   }
   return t;
+}
+
+/// One phase of each evaluation, in seconds.
+std::vector<double> phase(const std::vector<Timings>& t, double Timings::*field) {
+  std::vector<double> v;
+  for (const Timings& x : t) v.push_back(x.*field);
+  return v;
 }
 
 /// Row h for one set and N: the defaults, then the scan, then the ratio.
@@ -285,13 +294,22 @@ void row_defaults_vs_scan(const std::string& set, std::size_t n, const Args& a) 
   Options o;
   o.eps = a.auto_eps;
   o.threads = a.threads;
+  o.place_threads = a.place_threads;
   const double t0 = now();
   Solver s(p.x, p.y, o);
   s.evaluate(p.q);
   const double one_shot = now() - t0;
   const Timings first = s.timings();
   const AutoChoice choice = s.auto_choice();
-  const std::vector<double> totals = evaluation_times(&s, n, 10);
+  const std::vector<Timings> runs = evaluations(&s, n, 10);
+  double predicted_far = NAN, predicted_near = NAN;  // the chosen candidate's
+  for (const CapacityCandidate& c : choice.candidates) {
+    if (c.ct == choice.ct && c.level_offset == choice.level_offset) {
+      predicted_far = c.far;
+      predicted_near = c.near;
+    }
+  }
+  const std::vector<double> totals = phase(runs, &Timings::total);
   const double med = median(totals), least = *std::min_element(totals.begin(), totals.end());
   std::printf(
       "     defaults: %s CT %d offset %+d, one-shot %s (choose %s, calibration %s), "
@@ -325,7 +343,7 @@ void row_defaults_vs_scan(const std::string& set, std::size_t n, const Args& a) 
             continue;
           }
           x.evaluate(p.q);  // its first evaluation, like the defaults' one-shot
-          const std::vector<double> t = evaluation_times(&x, n, 3);
+          const std::vector<double> t = phase(evaluations(&x, n, 3), &Timings::total);
           point["median_s"] = median(t);
           if (median(t) < best) {
             best = median(t);
@@ -347,12 +365,17 @@ void row_defaults_vs_scan(const std::string& set, std::size_t n, const Args& a) 
   // clang-format off
   r.detail = {{"set", set}, {"n", n}, {"eps", a.auto_eps}, {"backend", choice.backend},
               {"ct", choice.ct}, {"level_offset", choice.level_offset},
-              {"predicted_s", choice.predicted_seconds}, {"one_shot_s", one_shot},
+              {"predicted_s", choice.predicted_seconds}, {"predicted_far_s", predicted_far},
+              {"predicted_near_s", predicted_near}, {"one_shot_s", one_shot},
               {"first_tree_s", first.tree}, {"first_choose_s", first.choose},
               {"first_plan_s", first.plan}, {"first_setup_s", first.setup},
               {"first_evaluation_s", first.total},
               {"calibration_s", choice.calibration_seconds}, {"median_s", med}, {"min_s", least},
-              {"spread", med / least}, {"evaluations_s", totals}, {"best_s", best},
+              {"spread", med / least}, {"evaluations_s", totals},
+              {"evaluations_far_s", phase(runs, &Timings::far)},
+              {"evaluations_near_s", phase(runs, &Timings::near)},
+              {"evaluations_near_kernel_s", phase(runs, &Timings::near_kernel)},
+              {"place_threads", a.place_threads}, {"best_s", best},
               {"best", best_text}, {"ratio", ratio}, {"scan", scan}};
   // clang-format on
   add_row(r);
@@ -370,7 +393,7 @@ void usage() {
       "                     [--kernel-variants] [--kernel-n N] [--kernel-ct LIST]\n"
       "                     [--auto-sets LIST] [--auto-n LIST] [--auto-eps X]\n"
       "                     [--auto-backends LIST] [--auto-trees LIST] [--auto-offsets LIST]\n"
-      "                     [--max-pairs P]\n"
+      "                     [--max-pairs P] [--no-placement]\n"
       "  rows: comma list of a,b,c,d,e,f,g,h or all (default; f only on >= 100 GiB of memory)\n");
 }
 
@@ -446,6 +469,8 @@ int main(int argc, char** argv) {
         for (const std::string& v : comma_list(value())) a.auto_offsets.push_back(std::stoi(v));
       } else if (k == "--max-pairs") {
         a.max_pairs = std::stod(value());
+      } else if (k == "--no-placement") {
+        a.place_threads = false;
       } else if (k == "--help" || k == "-h") {
         usage();
         return 0;

@@ -317,10 +317,15 @@ void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansi
   //   phi  = a_0 (log|u| + log s) + Re sum_k A_k t^k          (a_0 is real: the charges are)
   //   phi' = (t/s) (a_0 - sum_k k A_k t^k),  E_x = -Re phi',  E_y = +Im phi'
   const std::int64_t n = std::int64_t(w.items());
-#pragma omp parallel num_threads(team_size(threads, n, kParallelMinBoxes))
+  // The team by the work (targets x W boxes), and chunks that feed every thread: large leaves
+  // (the cost model's CT 512-1024 at 1e5 points) make few, heavy items, and chunks of 16 of
+  // them left most of a team of 15 waiting (clustered sets, docs/auto.md).
+  const int team = team_size(threads, std::int64_t(plan.m2p_terms));
+  const std::int64_t chunk = std::clamp<std::int64_t>(n / (8 * team), 1, 16);
+#pragma omp parallel num_threads(team)
   {
     std::vector<double> scratch;
-#pragma omp for schedule(dynamic, 16)
+#pragma omp for schedule(dynamic, chunk)
     for (std::int64_t i = 0; i < n; ++i) {
       if (w.begin[i] == w.begin[i + 1]) continue;
       const std::int64_t i0 = near.leaf_tgt[i], m = near.leaf_tgt[i + 1] - i0;

@@ -35,13 +35,15 @@ Prediction predict(const CostModel& model, const FarWork& far, double near_pairs
 
 /// \brief What a calibration is for: it holds for this key only.
 struct CalibrationKey {
-  std::string device;   ///< CPU model (and GPU name for a device back end)
+  std::string device;  ///< CPU model (and GPU name for a device back end)
   std::string backend;
   int threads = 0, p = 0;
   bool field = false;
+  bool placed = false;       ///< threads pinned (Options::place_threads): a faster far field
   std::string text() const;  ///< one line, no spaces
 };
-CalibrationKey calibration_key(const std::string& backend, int threads, int p, bool field);
+CalibrationKey calibration_key(const std::string& backend, int threads, int p, bool field,
+                               bool placed);
 
 /// Measures the constants: three small uniform sets evaluated by the back end (a fraction of a
 /// second). Throws what the Solver throws.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <future>
+#include <optional>
 #include <sstream>
 
 #include "farfield/expansions.hpp"
@@ -14,6 +15,7 @@
 #include "solver/cost_model.hpp"
 #include "solver/points.hpp"
 #include "tree/figures.hpp"
+#include "tree/placement.hpp"
 #include "tree/plan.hpp"
 #include "tree/timer.hpp"
 #include "tree/trace.hpp"
@@ -51,6 +53,7 @@ int terms_for_eps(double eps) {
 struct Solver::Impl {
   Options opt;
   int threads = 1;
+  Placement placement;    // empty unless opt.place_threads (and the user placed nothing)
   PreparedPoints points;  // the caller's points as the tree sees them: kept for the back end
   Tree tree;
   Plan plan;
@@ -64,11 +67,18 @@ struct Solver::Impl {
   std::vector<double> q_merged;
   Array<double> q_tree, far_phi, far_ex, far_ey;  // tree order
 
+  /// Whether evaluations pin their threads: a CPU for each (a device back end's host thread
+  /// included), and two threads at least beside a device back end.
+  bool places_threads(bool device) const {
+    return placement.fits(threads) && (!device || threads >= 2);
+  }
+
   Impl(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& tx,
        const std::vector<double>& ty, const Options& o)
       : opt(o) {
     validate_options();
     threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
+    if (opt.place_threads) placement = Placement::of_process();
     const int p = opt.terms > 0 ? opt.terms : terms_for_eps(opt.eps);
     const TreeKind kind = parse_tree_kind(opt.tree);
 
@@ -187,7 +197,9 @@ struct Solver::Impl {
   // The cost model's constants for this machine, back end, threads, p and field: from the cache,
   // else measured now (and cached).
   CostModel cost_model(int p) {
-    const CalibrationKey key = calibration_key(choice.backend, threads, p, opt.field);
+    const CalibrationKey key =
+        calibration_key(choice.backend, threads, p, opt.field,
+                        places_threads(backend_runs_on_device(choice.backend)));
     const std::string cache = opt.calibration_cache == "none" ? std::string()
                               : opt.calibration_cache.empty() ? default_calibration_cache()
                                                               : opt.calibration_cache;
@@ -301,21 +313,36 @@ struct Solver::Impl {
     // The tree's charges: merged sources carry the sum of theirs.
     const double* q = merged_charges(points, caller_q, &q_merged, threads);
 
+    // Beside a device back end's host thread the far field leaves it a core: no oversubscription
+    // (and its threads wait on the device sleeping: blocking synchronisation).
+    const bool device = near->runs_on_device();
+    const int threads = device ? std::max(1, this->threads - 1) : this->threads;
+    // Placed: the team's threads on cores 0..threads-1 of the placement, the device thread on
+    // the next; the caller's thread gets its own mask back afterwards.
+    std::optional<CallerMask> caller_mask;
+    const bool placed = places_threads(device);
+    stats.threads_placed = placed;
+    if (placed) caller_mask.emplace();
+
     // Near field (P2P): the back end writes the caller-order outputs. A device back end runs on
     // its own host thread while the CPU computes the far field; the far field is added after.
+    // That thread starts before the caller is pinned: a thread inherits its creator's mask, and
+    // one born on the caller's core waits for a time slice there (0.7-1.9 ms per evaluation on
+    // the H100 host at N = 1e5, docs/auto.md) before it can move to its own.
     NearFieldTimings nt_times;
     auto near_field = [&] { timed(&t.near, [&] { near->evaluate(q, phi, fx, fy, &nt_times); }); };
     std::future<void> pending;
-    if (near->runs_on_device())
-      pending = std::async(std::launch::async, near_field);
-    else
-      near_field();
+    if (device) {
+      pending = std::async(std::launch::async, [&] {
+        if (placed) placement.pin_self(threads);
+        near_field();
+      });
+    }
+    if (placed) placement.pin_team(threads);
+    if (!device) near_field();
 
     // Far field, in tree order, added to the near field at the end.
     const int L = tree.levels;
-    // Beside a device back end's host thread the far field leaves it a core: no oversubscription
-    // (and its threads wait on the device sleeping: blocking synchronisation).
-    const int threads = near->runs_on_device() ? std::max(1, this->threads - 1) : this->threads;
     timed(&t.far, [&] {
       q_tree.resize(ns);
       far_phi.resize(nt);

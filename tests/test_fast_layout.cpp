@@ -63,7 +63,7 @@ double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 /// The shared kernel run on the host: block by block, the union staged into vectors, each
-/// thread's body called as the kernel calls it (tiles and batches of the dense path included).
+/// thread's body called as the kernel calls it (the tiles of the dense path included).
 Sums emulate_shared(const Geometry& g, const SharedLayout& l) {
   const Tree& tree = g.tree;
   const std::size_t nt = tree.n_targets();
@@ -89,9 +89,9 @@ Sums emulate_shared(const Geometry& g, const SharedLayout& l) {
   };
   for (std::int64_t g_ = 0; g_ < l.groups(); ++g_) {
     const std::int64_t sb = l.group_slot[g_], se = l.group_slot[g_ + 1];
-    const std::int64_t ub = l.group_union[g_], u = l.group_union[g_ + 1] - ub;
+    const std::int64_t ub = l.union_begin[g_], u = l.union_end[g_] - ub;
+    EXPECT_LE(se - sb, l.block);  // one thread per slot
     if (!l.group_dense[g_]) {
-      EXPECT_LE(se - sb, l.block);
       EXPECT_LE(u, l.tile);
       stage(ub, 0, u);
       for (std::int64_t slot = sb; slot < se; ++slot) {
@@ -106,18 +106,17 @@ Sums emulate_shared(const Geometry& g, const SharedLayout& l) {
       continue;
     }
     EXPECT_EQ(u, l.leaf_n[l.slot_leaf[sb]]);  // a dense group's union is its leaf's near list
-    for (std::int64_t b = sb; b < se; b += l.block) {
-      for (std::int64_t slot = b; slot < std::min(se, b + l.block); ++slot) {
-        const std::int32_t i = l.slot_tgt[slot];
-        double phi = 0, ex = 0, ey = 0;
-        for (std::int64_t t0 = 0; t0 < u; t0 += l.tile) {
-          const std::int64_t n = std::min<std::int64_t>(l.tile, u - t0);
-          stage(ub, t0, n);
-          cuda::dense_sum<true>(sx.data(), sy.data(), sq.data(), tree.tx()[i], tree.ty()[i],
-                                std::int32_t(n), &phi, &ex, &ey);
-        }
-        write(slot, phi, ex, ey);
+    EXPECT_EQ(l.slot_leaf[sb], l.slot_leaf[se - 1]);
+    for (std::int64_t slot = sb; slot < se; ++slot) {
+      const std::int32_t i = l.slot_tgt[slot];
+      double phi = 0, ex = 0, ey = 0;
+      for (std::int64_t t0 = 0; t0 < u; t0 += l.tile) {
+        const std::int64_t n = std::min<std::int64_t>(l.tile, u - t0);
+        stage(ub, t0, n);
+        cuda::dense_sum<true>(sx.data(), sy.data(), sq.data(), tree.tx()[i], tree.ty()[i],
+                              std::int32_t(n), &phi, &ex, &ey);
       }
+      write(slot, phi, ex, ey);
     }
   }
   return out;
@@ -261,7 +260,7 @@ TEST(FastLayout, GroupsFillTheBlocks) {
   // Uniform points, CT 15: a few targets per leaf, so groups of many leaves fill most of a block.
   const double mean = double(g.tree.n_targets()) / double(l.groups());
   EXPECT_GT(mean, 0.8 * cuda::kSharedBlock);
-  const double unions = double(l.group_union.back()) / double(g.tree.n_sources());
+  const double unions = double(l.union_src.size()) / double(g.tree.n_sources());
   EXPECT_LT(unions, 4.0);  // staged sources per target: far below the near-list size (~9 D)
 }
 

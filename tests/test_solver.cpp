@@ -1,14 +1,22 @@
 // End to end: the whole method against direct summation, and the Solver API contract.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
+
+#ifdef __linux__
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 #include "nearfield/backend.hpp"
 #include "tests/test_util.hpp"
+#include "tree/placement.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -165,6 +173,50 @@ TEST(Solver, RepeatedRunsAreBitwiseIdentical) {
   EXPECT_EQ(a.potential, c.potential);
   EXPECT_EQ(a.field_x, c.field_x);
 }
+
+#ifdef __linux__
+std::set<int> cpus_of_this_thread() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  EXPECT_EQ(pthread_getaffinity_np(pthread_self(), sizeof(set), &set), 0);
+  std::set<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.insert(c);
+  return cpus;
+}
+
+// Options::place_threads: the team's threads end up on one CPU each, distinct, from the
+// process's CPUs; the caller's thread keeps its mask; the results do not change.
+TEST(Solver, PlacedThreadsAreDistinctAndTheCallerKeepsItsMask) {
+  const std::set<int> mine = cpus_of_this_thread();
+  const Placement placement = Placement::of_process();
+  if (placement.cpus().empty()) GTEST_SKIP() << "threads placed through the OpenMP environment";
+  const std::set<int> listed(placement.cpus().begin(), placement.cpus().end());
+  EXPECT_EQ(listed.size(), placement.cpus().size()) << "a CPU listed twice";
+  EXPECT_EQ(listed, mine);
+  if (mine.size() < 2) GTEST_SKIP() << "this process may use one CPU: nothing to place";
+
+  const PointSet p = testing::make_points("uniform", 6000);
+  Options o;
+  o.backend = "cpu";
+  o.threads = 2;
+  o.ct = 32;
+  o.place_threads = false;
+  const Result loose = Solver(p.x, p.y, o).evaluate(p.q);
+  o.place_threads = true;
+  Solver s(p.x, p.y, o);
+  const Result placed = s.evaluate(p.q);
+  EXPECT_EQ(placed.potential, loose.potential);
+  EXPECT_EQ(cpus_of_this_thread(), mine);
+
+  // The OpenMP runtime keeps its threads: the next team of two is the pinned one.
+  std::vector<std::set<int>> team(2);
+#pragma omp parallel num_threads(2)
+  team[omp_get_thread_num()] = cpus_of_this_thread();
+  ASSERT_EQ(team[1].size(), 1u) << "the team's second thread was not pinned";
+  EXPECT_EQ(*team[1].begin(), placement.cpus()[1]);
+}
+#endif
 
 TEST(Solver, StatsAndTimingsAreFilled) {
   const PointSet p = testing::make_points("uniform", 20000);

@@ -43,7 +43,12 @@ struct Options {
   /// Near-field back end (see near_field_backends()), or "auto" (the default): the fastest
   /// available here, the GPU back end when a device is found, else cpu.
   std::string backend = "auto";
-  int threads = 0;             ///< OpenMP threads; 0 = the OpenMP default
+  int threads = 0;  ///< OpenMP threads; 0 = the OpenMP default
+  /// Pin an evaluation's threads: the OpenMP team on distinct cores (one hardware thread per
+  /// core first), a device back end's host thread on a core of its own; the caller's thread
+  /// gets its mask back after each evaluation. Ignored when OMP_PLACES, OMP_PROC_BIND,
+  /// GOMP_CPU_AFFINITY or KMP_AFFINITY is set, or the process has fewer CPUs than threads.
+  bool place_threads = true;
   bool field = false;          ///< also compute the field E = -grad phi
   std::size_t gpu_memory = 0;  ///< device-memory budget in bytes for GPU back ends; 0 = free memory
   std::size_t chunk_targets = 0;  ///< GPU back ends: at most this many targets per chunk; 0 = auto
@@ -97,6 +102,7 @@ struct TreeStats {
   /// below what double arithmetic attains); 0 when eps is met.
   double accuracy_floor = 0;
   std::size_t device_memory = 0;  ///< peak device bytes of the near-field back end (0 on the CPU)
+  bool threads_placed = false;    ///< the last evaluation pinned its threads (place_threads)
 };
 
 /// \brief One leaf capacity (or, on the uniform tree, level offset) the cost model considered.

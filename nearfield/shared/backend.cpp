@@ -49,7 +49,7 @@ class SharedBackend final : public cuda::CudaBackend {
     l.slot_tgt = {};
 
     const std::size_t need = cuda::ChargeIo::bytes(p) + 16 * ns + 16 * nt + 8 * nt +
-                             8 * (l.group_slot.size() + l.group_union.size()) +
+                             8 * (l.group_slot.size() + l.union_begin.size() + l.union_end.size()) +
                              l.group_dense.size() + 4 * l.union_src.size() + 8 * l.leaf_seg.size() +
                              4 * l.leaf_n.size() + 4 * l.seg.size();
     const std::size_t budget = cuda::device_budget(p);
@@ -63,7 +63,8 @@ class SharedBackend final : public cuda::CudaBackend {
       a.sy = r.upload(p.sy, ns, s);
       a.q = s_.r.io.q_tree();
       a.group_slot = r.upload(l.group_slot, s);
-      a.group_union = r.upload(l.group_union, s);
+      a.union_begin = r.upload(l.union_begin, s);
+      a.union_end = r.upload(l.union_end, s);
       a.group_dense = r.upload(l.group_dense, s);
       a.union_src = r.upload(l.union_src, s);
       a.slot_x = r.upload(slot_x, s);

@@ -124,24 +124,38 @@ SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile) {
   per_run.clear();
   const auto n_groups = static_cast<std::int64_t>(groups.size());
 
-  l.group_slot.resize(n_groups + 1);
-  l.group_union.resize(n_groups + 1);
-  l.group_dense.resize(n_groups);
-  l.group_union[0] = 0;
+  // Each group's union offset; a dense group of more than `block` targets becomes that many
+  // blocks' worth of chunks, consecutive in slots, sharing the union.
+  std::vector<std::int64_t> group_union(n_groups + 1, 0), first_chunk(n_groups + 1, 0);
+  for (std::int64_t g = 0; g < n_groups; ++g) {
+    const GroupInfo& gi = groups[g];
+    const std::int64_t nt = near.leaf_tgt[gi.leaf_end] - near.leaf_tgt[gi.leaf_begin];
+    group_union[g + 1] = group_union[g] + gi.unions;
+    first_chunk[g + 1] = first_chunk[g] + (gi.dense ? (nt + block - 1) / block : 1);
+  }
+  const std::int64_t n_chunks = first_chunk[n_groups];
+  l.group_slot.resize(n_chunks + 1);
+  l.union_begin.resize(n_chunks);
+  l.union_end.resize(n_chunks);
+  l.group_dense.resize(n_chunks);
   for (std::int64_t g = 0; g < n_groups; ++g) {
     // The near leaves' target ranges tile the targets, so consecutive groups' slot ranges
     // follow one another.
-    l.group_slot[g] = near.leaf_tgt[groups[g].leaf_begin];
-    l.group_union[g + 1] = l.group_union[g] + groups[g].unions;
-    l.group_dense[g] = groups[g].dense ? 1 : 0;
+    const std::int64_t slot0 = near.leaf_tgt[groups[g].leaf_begin];
+    for (std::int64_t c = first_chunk[g]; c < first_chunk[g + 1]; ++c) {
+      l.group_slot[c] = slot0 + (c - first_chunk[g]) * block;
+      l.union_begin[c] = group_union[g];
+      l.union_end[c] = group_union[g + 1];
+      l.group_dense[c] = groups[g].dense ? 1 : 0;
+    }
   }
-  l.group_slot[n_groups] = static_cast<std::int64_t>(p.n_targets);
+  l.group_slot[n_chunks] = static_cast<std::int64_t>(p.n_targets);
 
   l.leaf_seg = near.range_begin;
   l.leaf_n.resize(n_leaves);
   for (std::int64_t b = 0; b < n_leaves; ++b) l.leaf_n[b] = std::int32_t(near.sources[b]);
   l.seg.resize(near.range.size());  // every range is in one group: all written below
-  l.union_src.resize(std::size_t(l.group_union[n_groups]));
+  l.union_src.resize(std::size_t(group_union[n_groups]));
   l.slot_tgt.resize(p.n_targets);
   l.slot_leaf.resize(p.n_targets);
 
@@ -156,7 +170,7 @@ SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile) {
     for (std::int64_t g = 0; g < n_groups; ++g) {
       const GroupInfo& gi = groups[g];
       union_of(near, gi.leaf_begin, gi.leaf_end, &set);
-      std::int32_t* u = l.union_src.data() + l.group_union[g];
+      std::int32_t* u = l.union_src.data() + group_union[g];
       std::int64_t off = 0;
       iv_lo.clear();
       iv_off.clear();
@@ -184,7 +198,7 @@ SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile) {
           return near.sources[a] > near.sources[b];
         });
       }
-      std::int64_t slot = l.group_slot[g];
+      std::int64_t slot = near.leaf_tgt[gi.leaf_begin];
       for (const std::int32_t b : order) {
         for (std::int64_t i = near.leaf_tgt[b]; i < near.leaf_tgt[b + 1]; ++i, ++slot) {
           l.slot_tgt[slot] = static_cast<std::int32_t>(i);

@@ -17,9 +17,9 @@ __global__ void __launch_bounds__(kSharedBlock, 8) shared_kernel(SharedArrays a,
   __shared__ double s_x[kSharedTile], s_y[kSharedTile], s_q[kSharedTile];
   const std::int64_t g = blockIdx.x;
   const int tid = threadIdx.x;
-  const std::int64_t sb = a.group_slot[g], se = a.group_slot[g + 1];
-  const std::int64_t ub = a.group_union[g];
-  const std::int64_t u_size = a.group_union[g + 1] - ub;
+  const std::int64_t sb = a.group_slot[g], se = a.group_slot[g + 1];  // <= kSharedBlock slots
+  const std::int64_t ub = a.union_begin[g];
+  const std::int64_t u_size = a.union_end[g] - ub;
 
   // Union elements [from, from + count) into s_*[0, count): coalesced where the union is a run.
   auto stage = [&](std::int64_t from, int count) {
@@ -31,62 +31,40 @@ __global__ void __launch_bounds__(kSharedBlock, 8) shared_kernel(SharedArrays a,
       s_q[e] = __ldg(a.q + j);
     }
   };
-  auto write = [&](std::int64_t slot, double phi, double ex, double ey) {
-    const std::int32_t to = __ldg(a.slot_out + slot);
-    out.phi[to] = phi;
-    if constexpr (kField) {
-      out.ex[to] = ex;
-      out.ey[to] = ey;
-    }
-  };
+  const std::int64_t slot = sb + tid;
+  const bool active = slot < se;
+  double phi = 0, ex = 0, ey = 0;
 
   if (!a.group_dense[g]) {
-    // Several leaves: <= kSharedBlock targets, union <= kSharedTile sources (one tile).
+    // Several leaves: union <= kSharedTile sources (one tile); each thread walks its own leaf's
+    // ranges in union coordinates.
     stage(0, int(u_size));
     __syncthreads();
-    const std::int64_t slot = sb + tid;
-    if (slot >= se) return;
+    if (!active) return;
     const std::int32_t leaf = __ldg(a.slot_leaf + slot);
-    double phi = 0, ex = 0, ey = 0;
     segment_sum<kField>(s_x, s_y, s_q, __ldg(a.slot_x + slot), __ldg(a.slot_y + slot),
                         a.seg + 2 * __ldg(a.leaf_seg + leaf), __ldg(a.leaf_n + leaf), &phi, &ex,
                         &ey);
-    write(slot, phi, ex, ey);
-    return;
-  }
-
-  // One leaf: every thread sums every union source (broadcast reads, as in an all-pairs
-  // kernel); targets in batches of kSharedBlock.
-  if (u_size <= kSharedTile) {
-    stage(0, int(u_size));
-    __syncthreads();
-    for (std::int64_t b = sb; b < se; b += kSharedBlock) {
-      const std::int64_t slot = b + tid;
-      if (slot < se) {
-        double phi = 0, ex = 0, ey = 0;
-        dense_sum<kField>(s_x, s_y, s_q, __ldg(a.slot_x + slot), __ldg(a.slot_y + slot),
-                          int(u_size), &phi, &ex, &ey);
-        write(slot, phi, ex, ey);
-      }
-    }
-    return;
-  }
-  // A union larger than one tile: tiles inside each batch. The loop bounds are the same for
-  // every thread of the block, so every thread reaches every barrier.
-  for (std::int64_t b = sb; b < se; b += kSharedBlock) {
-    const std::int64_t slot = b + tid;
-    const bool active = slot < se;
+  } else {
+    // (A chunk of) one leaf: every thread sums every union source (broadcast reads, as in an
+    // all-pairs kernel), tile by tile. The loop bounds are the same for every thread of the
+    // block, so every thread reaches every barrier.
     const double x = active ? __ldg(a.slot_x + slot) : 0.0;
     const double y = active ? __ldg(a.slot_y + slot) : 0.0;
-    double phi = 0, ex = 0, ey = 0;
     for (std::int64_t t0 = 0; t0 < u_size; t0 += kSharedTile) {
       const int n = int(u_size - t0 < kSharedTile ? u_size - t0 : kSharedTile);
-      __syncthreads();  // the previous tile is consumed
+      if (t0 > 0) __syncthreads();  // the previous tile is consumed
       stage(t0, n);
       __syncthreads();
       if (active) dense_sum<kField>(s_x, s_y, s_q, x, y, n, &phi, &ex, &ey);
     }
-    if (active) write(slot, phi, ex, ey);
+    if (!active) return;
+  }
+  const std::int32_t to = __ldg(a.slot_out + slot);
+  out.phi[to] = phi;
+  if constexpr (kField) {
+    out.ex[to] = ex;
+    out.ey[to] = ey;
   }
 }
 

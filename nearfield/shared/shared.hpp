@@ -29,11 +29,15 @@ constexpr int kSharedTile = 1024;
 /// A group of two or more leaves holds at most `block` targets and a union of at most `tile`
 /// sources: one tile, one thread per target, each thread walking its own leaf's ranges in
 /// union coordinates. A group of one leaf is *dense*: its union is that leaf's near list, every
-/// thread sums every union source, in tiles of `tile` and batches of `block` targets as needed.
+/// thread sums every union source, in tiles of `tile`. A leaf of more than `block` targets is
+/// cut into dense groups of `block` targets that share its union: a crowded leaf would
+/// otherwise keep one block busy for all its batches while the GPU's other SMs idle (clustered
+/// sets at small N, where the groups are few).
 struct SharedLayout {
   int block = 0, tile = 0;
   std::vector<std::int64_t> group_slot;   ///< groups + 1: slots [group_slot[g], group_slot[g+1])
-  std::vector<std::int64_t> group_union;  ///< groups + 1: union [group_union[g], ...[g+1])
+  std::vector<std::int64_t> union_begin;  ///< groups: union [union_begin[g], union_end[g])
+  std::vector<std::int64_t> union_end;    ///< groups (the chunks of one leaf share theirs)
   std::vector<std::uint8_t> group_dense;  ///< 1: a one-leaf group (dense path)
   Array<std::int32_t> union_src;          ///< tree-order source index of each union element
   Array<std::int32_t> slot_tgt;           ///< tree-order target of each slot (a permutation)
@@ -54,7 +58,8 @@ struct SharedArrays {
   const double* sy = nullptr;                 ///< source y, tree order
   const double* q = nullptr;                  ///< charges, tree order (gathered per evaluation)
   const std::int64_t* group_slot = nullptr;   ///< groups + 1
-  const std::int64_t* group_union = nullptr;  ///< groups + 1
+  const std::int64_t* union_begin = nullptr;  ///< groups
+  const std::int64_t* union_end = nullptr;    ///< groups
   const std::uint8_t* group_dense = nullptr;  ///< groups
   const std::int32_t* union_src = nullptr;    ///< tree-order source of each union element
   const double* slot_x = nullptr;             ///< target x of each slot

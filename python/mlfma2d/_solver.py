@@ -35,7 +35,7 @@ class Solver:
 
     Solver(x, y, targets=None, *, eps=1e-6, backend="auto", ct=None, levels=None, field=False,
            threads=None, tree="adaptive", terms=None, gpu_memory=None, chunk_targets=None,
-           recalibrate=False, calibration_cache=None)
+           recalibrate=False, calibration_cache=None, place_threads=True)
 
     x, y: source coordinates (1-D, equal lengths). targets: None (the targets are the sources,
     self pairs skipped) or a pair (tx, ty). eps and backend default to the library's Options
@@ -47,11 +47,12 @@ class Solver:
     def __init__(self, x, y, targets=None, *, eps=_LIBRARY_DEFAULTS["eps"],
                  backend=_LIBRARY_DEFAULTS["backend"], ct=None, levels=None, field=False,
                  threads=None, tree=_LIBRARY_DEFAULTS["tree"], terms=None, gpu_memory=None,
-                 chunk_targets=None, recalibrate=False, calibration_cache=None):
+                 chunk_targets=None, recalibrate=False, calibration_cache=None,
+                 place_threads=_LIBRARY_DEFAULTS["place_threads"]):
         options = _fmm_options(eps=eps, backend=backend, ct=ct, levels=levels, field=field,
                                threads=threads, tree=tree, terms=terms, gpu_memory=gpu_memory,
                                chunk_targets=chunk_targets, recalibrate=recalibrate,
-                               calibration_cache=calibration_cache)
+                               calibration_cache=calibration_cache, place_threads=place_threads)
         self._solver = _core.Solver(x, y, targets, options)
 
     def evaluate(self, q):

@@ -28,6 +28,7 @@ void visit_fields(mlfma2d::Options& o, F&& f) {
   f("terms", o.terms);
   f("backend", o.backend);
   f("threads", o.threads);
+  f("place_threads", o.place_threads);
   f("field", o.field);
   f("gpu_memory", o.gpu_memory);
   f("chunk_targets", o.chunk_targets);
@@ -83,6 +84,7 @@ void visit_fields(mlfma2d::TreeStats& s, F&& f) {
   f("coordinate_scale", s.coordinate_scale);
   f("accuracy_floor", s.accuracy_floor);
   f("device_memory", s.device_memory);
+  f("threads_placed", s.threads_placed);
 }
 
 template <class F>
