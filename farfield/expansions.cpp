@@ -7,6 +7,7 @@
 
 #include "tree/array.hpp"
 #include "tree/threads.hpp"
+#include "tree/vector_log.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -84,23 +85,75 @@ void Expansions::reset(const Tree& tree, int p, int threads) {
 
 namespace {
 
-// out[k] -= (1/k) sum_j q_j w_j^k for k = 1..p, vectorised across the m points: t_j = q_j w_j^k
-// is advanced one power per k. (P2M with w = (z - c)/s; P2L with w = s/(z - c).) The scratch
-// arrays w and t are overwritten.
-void power_sums(std::int64_t m, double* wr, double* wi, double* tr, double* ti, int p,
+// out[k] -= (1/k) sum_j q_j w_j^k for k = 1..p. (P2M with w = (z - c)/s; P2L with w = s/(z - c).)
+// Blocks of kPowerLanes points hold their powers t_j = q_j w_j^k in registers while k advances;
+// each power adds into four lanes per k (acc: 8 (p + 1) doubles), summed at the end.
+constexpr int kPowerLanes = 16;
+void power_sums(std::int64_t m, const double* wr, const double* wi, const double* q, int p,
                 Complex* out) {
-  for (int k = 1; k <= p; ++k) {
-    double sr = 0, si = 0;
-#pragma omp simd reduction(+ : sr, si)
-    for (std::int64_t j = 0; j < m; ++j) {
-      const double nr = tr[j] * wr[j] - ti[j] * wi[j];
-      const double ni = tr[j] * wi[j] + ti[j] * wr[j];
-      tr[j] = nr;
-      ti[j] = ni;
-      sr += nr;
-      si += ni;
+  constexpr int B = kPowerLanes, R = 4;  // R accumulator lanes per k (one AVX2 register)
+  thread_local std::vector<double> acc_store;
+  acc_store.assign(2 * R * std::size_t(p + 1), 0.0);
+  double* acc = acc_store.data();
+  for (std::int64_t j0 = 0; j0 < m; j0 += B) {
+    const int nb = int(std::min<std::int64_t>(B, m - j0));
+    double tr[B], ti[B], ar[B], ai[B];
+    for (int b = 0; b < B; ++b) {
+      const bool in = b < nb;  // past the end: q = 0, every power 0
+      tr[b] = in ? q[j0 + b] : 0.0;
+      ti[b] = 0;
+      ar[b] = in ? wr[j0 + b] : 0.0;
+      ai[b] = in ? wi[j0 + b] : 0.0;
     }
-    out[k] -= Complex(sr, si) / double(k);
+    for (int k = 1; k <= p; ++k) {
+      double sr[R] = {}, si[R] = {};
+      for (int g = 0; g < B; g += R) {
+#pragma omp simd
+        for (int b = g; b < g + R; ++b) {
+          const double nr = tr[b] * ar[b] - ti[b] * ai[b];
+          ti[b] = tr[b] * ai[b] + ti[b] * ar[b];
+          tr[b] = nr;
+          sr[b - g] += nr;
+          si[b - g] += ti[b];
+        }
+      }
+      double* a = acc + 2 * R * k;
+      for (int r = 0; r < R; ++r) a[r] += sr[r], a[R + r] += si[r];
+    }
+  }
+  for (int k = 1; k <= p; ++k) {
+    const double* a = acc + 2 * R * k;
+    out[k] -= Complex((a[0] + a[1]) + (a[2] + a[3]), (a[4] + a[5]) + (a[6] + a[7])) / double(k);
+  }
+}
+
+// For each j < m, with z_j = zr[j] + i zi[j] and C_l = cr[l] + i ci[l]:
+//   f_j = sum_{l=0..top} C_l z_j^l = C_0 + z (C_1 + z (C_2 + ...)),
+// then use(j, Re f_j, Im f_j). Horner for kHornerLanes points at a time held in registers (a
+// chain of dependent complex multiply-adds per point, several chains in flight).
+constexpr int kHornerLanes = 16;
+template <class F>
+void horner(std::int64_t m, const double* zr, const double* zi, const double* cr, const double* ci,
+            int top, F&& use) {
+  constexpr int B = kHornerLanes;
+  for (std::int64_t j0 = 0; j0 < m; j0 += B) {
+    const int nb = int(std::min<std::int64_t>(B, m - j0));
+    double fr[B], fi[B], tr[B], ti[B];
+    for (int b = 0; b < B; ++b) {
+      tr[b] = b < nb ? zr[j0 + b] : 0.0;
+      ti[b] = b < nb ? zi[j0 + b] : 0.0;
+      fr[b] = cr[top];
+      fi[b] = ci[top];
+    }
+    for (int l = top - 1; l >= 0; --l) {
+#pragma omp simd
+      for (int b = 0; b < B; ++b) {
+        const double re = fr[b] * tr[b] - fi[b] * ti[b] + cr[l];
+        fi[b] = fr[b] * ti[b] + fi[b] * tr[b] + ci[l];
+        fr[b] = re;
+      }
+    }
+    for (int b = 0; b < nb; ++b) use(j0 + b, fr[b], fi[b]);
   }
 }
 
@@ -138,19 +191,17 @@ void P2M(const Tree& tree, const Operators& ops, const double* q, Expansions* e,
     double hx, hy;  // centre = corner + (hx, hy) s; offsets without rounding the centre
     tree.centre_index(r.level, r.box, &hx, &hy);
     const std::int64_t j0 = lv.src_begin[r.box], m = lv.src_end[r.box] - j0;
-    scratch->resize(4 * m);
-    double *wr = scratch->data(), *wi = wr + m, *tr = wi + m, *ti = tr + m;
+    scratch->resize(2 * m);
+    double *wr = scratch->data(), *wi = wr + m;
     double a0 = 0;
     for (std::int64_t j = 0; j < m; ++j) {
       wr[j] = Tree::offset(tree.sx[j0 + j], tree.x0, hx, s, inv_s);
       wi[j] = Tree::offset(tree.sy[j0 + j], tree.y0, hy, s, inv_s);
-      tr[j] = q[j0 + j];
-      ti[j] = 0;
       a0 += q[j0 + j];
     }
     Complex* a = &e->multipole[r.level](0, r.box);
     a[0] += a0;
-    power_sums(m, wr, wi, tr, ti, p, a);
+    power_sums(m, wr, wi, q + j0, p, a);
   });
 }
 
@@ -167,36 +218,43 @@ void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
   }
 }
 
-void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, Expansions* e,
-         int threads) {
+void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, int last,
+         Expansions* e, int threads) {
   constexpr std::int64_t kBlock = 128;  // pairs per matrix product
-  const M2LLevel& pairs = plan.m2l[l];
-  const double log_s = std::log(tree.box_size(l));
-  const CMatrix& M = e->multipole[l];
-  CMatrix& Lc = e->local[l];
+  // The levels are independent (each reads its multipoles, writes its locals): one team for all
+  // of them, no barrier between (a deep adaptive tree has 15-30 levels of a few hundred pairs,
+  // and a team per level spent more time waking than translating: the graded polygon's M2L at
+  // 1e5 points took 3.9-5.2 ms on two threads that way, 0.45 ms this way). In each level each
+  // thread owns a contiguous range of target boxes and, offset by offset, multiplies the operator
+  // with blocks of its gathered source multipoles. Within an offset the pairs are sorted by
+  // target, so a thread's pairs are one contiguous run: no races, no atomics, and every target
+  // adds its offsets in the same order whatever the thread count.
   const int n = ops.p + 1;
-  const std::int64_t nb = std::int64_t(tree.level[l].size());
-  const std::int64_t count = std::int64_t(pairs.tgt.size());  // a pair costs what a box's M2M does
-  // Each thread owns a contiguous range of target boxes and, offset by offset, multiplies the
-  // operator with blocks of its gathered source multipoles. Within an offset the pairs are
-  // sorted by target, so a thread's pairs are one contiguous run: no races, no atomics, and
-  // every target adds its offsets in the same order whatever the thread count.
+  std::int64_t count = 0;  // a pair costs what a box's M2M does
+  for (int l = first; l <= last; ++l) count += std::int64_t(plan.m2l[l].tgt.size());
 #pragma omp parallel num_threads(team_size(threads, count, kParallelMinBoxes))
   {
     const int nth = omp_get_num_threads(), me = omp_get_thread_num();
-    const std::int32_t b0 = std::int32_t(nb * me / nth), b1 = std::int32_t(nb * (me + 1) / nth);
     CMatrix S(n, kBlock), R(n, kBlock);
-    for (int o = 0; o < kM2LOffsets; ++o) {
-      const std::int32_t* first = pairs.tgt.data() + pairs.begin[o];
-      const std::int32_t* last = pairs.tgt.data() + pairs.begin[o + 1];
-      const std::int64_t lo = std::lower_bound(first, last, b0) - pairs.tgt.data();
-      const std::int64_t hi = std::lower_bound(first, last, b1) - pairs.tgt.data();
-      for (std::int64_t i0 = lo; i0 < hi; i0 += kBlock) {
-        const Eigen::Index m = Eigen::Index(std::min(kBlock, hi - i0));
-        for (Eigen::Index i = 0; i < m; ++i) S.col(i) = M.col(pairs.src[i0 + i]);
-        R.leftCols(m).noalias() = ops.m2l[o] * S.leftCols(m);
-        R.row(0).head(m) += log_s * S.row(0).head(m);  // a_0 log s: log(-z0) = log(-w) + log s
-        for (Eigen::Index i = 0; i < m; ++i) Lc.col(pairs.tgt[i0 + i]) += R.col(i);
+    for (int l = first; l <= last; ++l) {
+      const M2LLevel& pairs = plan.m2l[l];
+      const double log_s = std::log(tree.box_size(l));
+      const CMatrix& M = e->multipole[l];
+      CMatrix& Lc = e->local[l];
+      const std::int64_t nb = std::int64_t(tree.level[l].size());
+      const std::int32_t b0 = std::int32_t(nb * me / nth), b1 = std::int32_t(nb * (me + 1) / nth);
+      for (int o = 0; o < kM2LOffsets; ++o) {
+        const std::int32_t* lo_it = pairs.tgt.data() + pairs.begin[o];
+        const std::int32_t* hi_it = pairs.tgt.data() + pairs.begin[o + 1];
+        const std::int64_t lo = std::lower_bound(lo_it, hi_it, b0) - pairs.tgt.data();
+        const std::int64_t hi = std::lower_bound(lo_it, hi_it, b1) - pairs.tgt.data();
+        for (std::int64_t i0 = lo; i0 < hi; i0 += kBlock) {
+          const Eigen::Index m = Eigen::Index(std::min(kBlock, hi - i0));
+          for (Eigen::Index i = 0; i < m; ++i) S.col(i) = M.col(pairs.src[i0 + i]);
+          R.leftCols(m).noalias() = ops.m2l[o] * S.leftCols(m);
+          R.row(0).head(m) += log_s * S.row(0).head(m);  // a_0 log s: log(-z0) = log(-w) + log s
+          for (Eigen::Index i = 0; i < m; ++i) Lc.col(pairs.tgt[i0 + i]) += R.col(i);
+        }
       }
     }
   }
@@ -226,34 +284,23 @@ void L2P(const Tree& tree, const Operators& ops, const Expansions& e, double* ph
     double hx, hy;  // centre = corner + (hx, hy) s; offsets without rounding the centre
     tree.centre_index(r.level, r.box, &hx, &hy);
     const std::int64_t i0 = lv.tgt_begin[r.box], m = lv.tgt_end[r.box] - i0;
-    scratch->resize(4 * m);
-    double *pzr = scratch->data(), *pzi = pzr + m, *pfr = pzi + m, *pfi = pfr + m;
+    scratch->resize(2 * m + 2 * (p + 1));
+    double *pzr = scratch->data(), *pzi = pzr + m, *cr = pzi + m, *ci = cr + p + 1;
     for (std::int64_t i = 0; i < m; ++i) {
       pzr[i] = Tree::offset(tree.tx()[i0 + i], tree.x0, hx, s, inv_s);
       pzi[i] = Tree::offset(tree.ty()[i0 + i], tree.y0, hy, s, inv_s);
     }
     const Complex* c = &e.local[r.level](0, r.box);
-    auto horner = [&](auto coefficient, int top, int bottom) {
-      const Complex ct = coefficient(top);
-      for (std::int64_t i = 0; i < m; ++i) pfr[i] = ct.real(), pfi[i] = ct.imag();
-      for (int l = top - 1; l >= bottom; --l) {
-        const Complex cl = coefficient(l);
-#pragma omp simd
-        for (std::int64_t i = 0; i < m; ++i) {
-          const double re = pfr[i] * pzr[i] - pfi[i] * pzi[i] + cl.real();
-          pfi[i] = pfr[i] * pzi[i] + pfi[i] * pzr[i] + cl.imag();
-          pfr[i] = re;
-        }
-      }
-    };
-    horner([&](int l) { return c[l]; }, p, 0);
-    for (std::int64_t i = 0; i < m; ++i) phi[i0 + i] += pfr[i];
+    for (int l = 0; l <= p; ++l) cr[l] = c[l].real(), ci[l] = c[l].imag();
+    horner(m, pzr, pzi, cr, ci, p, [&](std::int64_t i, double fr, double) { phi[i0 + i] += fr; });
     if (ex && p >= 1) {
-      horner([&](int l) { return double(l) * c[l]; }, p, 1);
-      for (std::int64_t i = 0; i < m; ++i) {
-        ex[i0 + i] -= pfr[i] * inv_s;
-        ey[i0 + i] += pfi[i] * inv_s;
-      }
+      // f' s = sum_{l=0..p-1} (l+1) B_{l+1} z^l
+      for (int l = 0; l < p; ++l)
+        cr[l] = (l + 1) * c[l + 1].real(), ci[l] = (l + 1) * c[l + 1].imag();
+      horner(m, pzr, pzi, cr, ci, p - 1, [&](std::int64_t i, double fr, double fi) {
+        ex[i0 + i] -= fr * inv_s;
+        ey[i0 + i] += fi * inv_s;
+      });
     }
   });
 }
@@ -283,8 +330,7 @@ void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const double*
       for (std::int64_t k = x.begin[b]; k < x.begin[b + 1]; ++k)
         m += tree.at(x.box[k]).sources(x.box[k].box);
       scratch.resize(4 * m);
-      double *wr = scratch.data(), *wi = wr + m, *tr = wi + m, *ti = tr + m;
-      double b0 = 0;
+      double *wr = scratch.data(), *wi = wr + m, *tr = wi + m, *lg = tr + m;
       std::int64_t at = 0;
       for (std::int64_t k = x.begin[b]; k < x.begin[b + 1]; ++k) {
         const BoxRef c = x.box[k];
@@ -296,13 +342,15 @@ void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const double*
           wr[at] = vr / v2;  // 1/v
           wi[at] = -vi / v2;
           tr[at] = q[j];
-          ti[at] = 0;
-          b0 += q[j] * (0.5 * std::log(v2) + log_s);
+          lg[at] = v2;
         }
       }
+      log_in_place(lg, std::size_t(m));
+      double b0 = 0;
+      for (std::int64_t j = 0; j < m; ++j) b0 += tr[j] * (0.5 * lg[j] + log_s);
       Complex* out = &e->local[l](0, b);
       out[0] += b0;
-      power_sums(m, wr, wi, tr, ti, p, out);
+      power_sums(m, wr, wi, tr, p, out);
     }
   }
 }
@@ -329,8 +377,8 @@ void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansi
     for (std::int64_t i = 0; i < n; ++i) {
       if (w.begin[i] == w.begin[i + 1]) continue;
       const std::int64_t i0 = near.leaf_tgt[i], m = near.leaf_tgt[i + 1] - i0;
-      scratch.resize(4 * m);
-      double *pur = scratch.data(), *pui = pur + m, *pfr = pui + m, *pfi = pfr + m;
+      scratch.resize(3 * m + 2 * (p + 1));
+      double *pur = scratch.data(), *pui = pur + m, *lg = pui + m, *cr = lg + m, *ci = cr + p + 1;
       for (std::int64_t k = w.begin[i]; k < w.begin[i + 1]; ++k) {
         const BoxRef c = w.box[k];
         const double s = tree.box_size(c.level), inv_s = 1.0 / s, log_s = std::log(s);
@@ -338,39 +386,33 @@ void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansi
         tree.centre_index(c.level, c.box, &hx, &hy);
         const Complex* a = &e.multipole[c.level](0, c.box);
         const double a0 = a[0].real();
+        const double* tx = tree.tx() + i0;
+        const double* ty = tree.ty() + i0;
+#pragma omp simd
         for (std::int64_t j = 0; j < m; ++j) {
-          const double ur = Tree::offset(tree.tx()[i0 + j], tree.x0, hx, s, inv_s);
-          const double ui = Tree::offset(tree.ty()[i0 + j], tree.y0, hy, s, inv_s);
+          const double ur = Tree::offset(tx[j], tree.x0, hx, s, inv_s);
+          const double ui = Tree::offset(ty[j], tree.y0, hy, s, inv_s);
           const double u2 = ur * ur + ui * ui;
           pur[j] = ur / u2;  // t = 1/u
           pui[j] = -ui / u2;
-          phi[i0 + j] += a0 * (0.5 * std::log(u2) + log_s);
+          lg[j] = u2;
         }
-        // f = sum_{k=1..p} A_k t^k = t (A_1 + t (A_2 + ...)), Horner across the targets.
-        auto horner = [&](auto coefficient) {
-          const Complex top = coefficient(p);
-          for (std::int64_t j = 0; j < m; ++j) pfr[j] = top.real(), pfi[j] = top.imag();
-          for (int l = p - 1; l >= 0; --l) {
-            const Complex cl = coefficient(l);
-#pragma omp simd
-            for (std::int64_t j = 0; j < m; ++j) {
-              const double re = pfr[j] * pur[j] - pfi[j] * pui[j] + cl.real();
-              pfi[j] = pfr[j] * pui[j] + pfi[j] * pur[j] + cl.imag();
-              pfr[j] = re;
-            }
-          }
-        };
-        horner([&](int l) { return l == 0 ? Complex(0) : a[l]; });
-        for (std::int64_t j = 0; j < m; ++j) phi[i0 + j] += pfr[j];
+        log_in_place(lg, std::size_t(m));
+        // f = sum_{k=1..p} A_k t^k
+        cr[0] = ci[0] = 0;
+        for (int l = 1; l <= p; ++l) cr[l] = a[l].real(), ci[l] = a[l].imag();
+        horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double fr, double) {
+          phi[i0 + j] += fr + a0 * (0.5 * lg[j] + log_s);
+        });
         if (ex) {
           // g = a_0 - sum_k k A_k t^k, then phi' = (t/s) g
-          horner([&](int l) { return l == 0 ? Complex(a0) : -double(l) * a[l]; });
-          for (std::int64_t j = 0; j < m; ++j) {
-            const double dr = (pfr[j] * pur[j] - pfi[j] * pui[j]) * inv_s;
-            const double di = (pfr[j] * pui[j] + pfi[j] * pur[j]) * inv_s;
-            ex[i0 + j] -= dr;
-            ey[i0 + j] += di;
-          }
+          cr[0] = a0;
+          ci[0] = 0;
+          for (int l = 1; l <= p; ++l) cr[l] = -l * a[l].real(), ci[l] = -l * a[l].imag();
+          horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double gr, double gi) {
+            ex[i0 + j] -= (gr * pur[j] - gi * pui[j]) * inv_s;
+            ey[i0 + j] += (gr * pui[j] + gi * pur[j]) * inv_s;
+          });
         }
       }
     }

@@ -42,10 +42,10 @@ struct Expansions {
 void P2M(const Tree& tree, const Operators& ops, const double* q, Expansions* e, int threads);
 /// Level l+1 multipoles to level l.
 void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threads);
-/// Level l: multipoles of interaction-list boxes to local expansions (grouped by offset into
-/// dense matrix products).
-void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int l, Expansions* e,
-         int threads);
+/// Levels first..last: multipoles of interaction-list boxes to local expansions (grouped by
+/// offset into dense matrix products).
+void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, int last,
+         Expansions* e, int threads);
 /// Every level at once (plan.p2l_boxes): the sources of each box's X-list leaves into its local
 /// expansion.
 void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const double* q, Expansions* e,

@@ -107,6 +107,9 @@ const std::vector<BackendRow>& backend_rows();
 
 /// Whether back end `name` runs on a device (the registry's column; false for an unknown name).
 bool backend_runs_on_device(const std::string& name);
+/// Whether back end `name` keeps its geometry on the device (the registry's column): its host
+/// work per evaluation is the charge path's copies on the calling thread, no OpenMP team.
+bool backend_is_resident(const std::string& name);
 /// The device a back end runs on ("NVIDIA H100 80GB HBM3 (sm_90)"), or "" for a CPU back end or
 /// when no device can be asked.
 std::string backend_device_name(const std::string& name);

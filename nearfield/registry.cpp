@@ -124,6 +124,11 @@ bool backend_runs_on_device(const std::string& name) {
   return row && row->runs_on_device;
 }
 
+bool backend_is_resident(const std::string& name) {
+  const BackendRow* row = find_row(name);
+  return row && row->resident;
+}
+
 std::string backend_device_name(const std::string& name) {
 #ifdef MLFMA2D_WITH_CUDA
   const BackendRow* row = find_row(name);

@@ -73,10 +73,16 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
   return r;
 }
 
+// Raised when an operator's speed changes (constants measured before then no longer hold, and a
+// cache of the same version would keep them): 2 = the far field's vector log, register blocks
+// and one M2L team.
+constexpr int kOperatorsRevision = 2;
+
 std::string CalibrationKey::text() const {
   std::ostringstream o;
   o << without_spaces(device) << "|" << backend << "|threads=" << threads << "|p=" << p
-    << "|field=" << (field ? 1 : 0) << "|placed=" << (placed ? 1 : 0);
+    << "|field=" << (field ? 1 : 0) << "|placed=" << (placed ? 1 : 0)
+    << "|operators=" << kOperatorsRevision;
   return o.str();
 }
 

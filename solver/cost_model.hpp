@@ -45,8 +45,8 @@ struct CalibrationKey {
 CalibrationKey calibration_key(const std::string& backend, int threads, int p, bool field,
                                bool placed);
 
-/// Measures the constants: three small uniform sets evaluated by the back end (a fraction of a
-/// second). Throws what the Solver throws.
+/// Measures the constants: three small uniform sets and a circle evaluated by the back end (a
+/// fraction of a second). Throws what the Solver throws.
 CostModel calibrate(const CalibrationKey& key, const Options& base);
 
 /// The cache file: $MLFMA2D_CACHE_DIR, else $XDG_CACHE_HOME/mlfma2d, else ~/.cache/mlfma2d; the

@@ -67,8 +67,8 @@ struct Solver::Impl {
   std::vector<double> q_merged;
   Array<double> q_tree, far_phi, far_ex, far_ey;  // tree order
 
-  /// Whether evaluations pin their threads: a CPU for each (a device back end's host thread
-  /// included), and two threads at least beside a device back end.
+  /// Whether evaluations pin their threads: a CPU for each (a core left to a device back end's
+  /// host thread included), and two threads at least beside a device back end.
   bool places_threads(bool device) const {
     return placement.fits(threads) && (!device || threads >= 2);
   }
@@ -310,15 +310,16 @@ struct Solver::Impl {
     t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
     const TraceScope trace("evaluation");
     const double t0 = now_seconds();
+    // Beside a device back end's host thread the far field leaves it a core: no oversubscription
+    // (and its threads wait on the device sleeping: blocking synchronisation). Every team of the
+    // evaluation has this size (team_size says why).
+    const bool device = near->runs_on_device();
+    const int threads = device ? std::max(1, this->threads - 1) : this->threads;
     // The tree's charges: merged sources carry the sum of theirs.
     const double* q = merged_charges(points, caller_q, &q_merged, threads);
 
-    // Beside a device back end's host thread the far field leaves it a core: no oversubscription
-    // (and its threads wait on the device sleeping: blocking synchronisation).
-    const bool device = near->runs_on_device();
-    const int threads = device ? std::max(1, this->threads - 1) : this->threads;
-    // Placed: the team's threads on cores 0..threads-1 of the placement, the device thread on
-    // the next; the caller's thread gets its own mask back afterwards.
+    // Placed: the team's threads on cores 0..threads-1 of the placement, a resident back end's
+    // device thread on the cores after them; the caller's thread gets its own mask back after.
     std::optional<CallerMask> caller_mask;
     const bool placed = places_threads(device);
     stats.threads_placed = placed;
@@ -326,15 +327,20 @@ struct Solver::Impl {
 
     // Near field (P2P): the back end writes the caller-order outputs. A device back end runs on
     // its own host thread while the CPU computes the far field; the far field is added after.
-    // That thread starts before the caller is pinned: a thread inherits its creator's mask, and
-    // one born on the caller's core waits for a time slice there (0.7-1.9 ms per evaluation on
-    // the H100 host at N = 1e5, docs/auto.md) before it can move to its own.
+    // That thread starts before the caller is pinned (a thread inherits its creator's mask, and
+    // one born on the caller's pinned core would wait for a time slice there). A resident back
+    // end's host work on it is single-threaded copies (1e7 charges in and potentials out): left
+    // free to run on the team's cores, it holds a team thread back at the barriers (unpinned, the
+    // far field of 1e7 points took 180-187 ms per evaluation on the H100 host, 90-110 pinned;
+    // docs/auto.md). The others (indexing, repetition) run OpenMP loops on it and keep the
+    // caller's mask.
     NearFieldTimings nt_times;
     auto near_field = [&] { timed(&t.near, [&] { near->evaluate(q, phi, fx, fy, &nt_times); }); };
     std::future<void> pending;
     if (device) {
-      pending = std::async(std::launch::async, [&] {
-        if (placed) placement.pin_self(threads);
+      const bool pin_device = placed && backend_is_resident(choice.backend);
+      pending = std::async(std::launch::async, [&, pin_device] {
+        if (pin_device) placement.pin_rest(threads);
         near_field();
       });
     }
@@ -364,9 +370,7 @@ struct Solver::Impl {
       timed(&t.m2m, [&] {
         for (int l = L - 1; l >= 3; --l) M2M(tree, *ops, l, &exp, threads);
       });
-      timed(&t.m2l, [&] {
-        for (int l = 3; l <= L; ++l) M2L(tree, plan, *ops, l, &exp, threads);
-      });
+      timed(&t.m2l, [&] { M2L(tree, plan, *ops, 3, L, &exp, threads); });
       timed(&t.p2l, [&] { P2L(tree, plan, *ops, q_tree.data(), &exp, threads); });
       timed(&t.l2l, [&] {
         for (int l = 4; l <= L; ++l) L2L(tree, *ops, l, &exp, threads);

@@ -149,7 +149,7 @@ TEST(FarField, M2LMatchesDirectSumAndConverges) {
     Expansions e;
     e.reset(s.tree, p, 0);
     P2M(s.tree, ops, s.q.data(), &e, kThreads);
-    M2L(s.tree, s.plan, ops, l, &e, kThreads);
+    M2L(s.tree, s.plan, ops, l, l, &e, kThreads);
     const double err = local_error(s, e, l, l, p);
     EXPECT_LT(err, last) << "p = " << p;
     last = err;
@@ -167,8 +167,8 @@ TEST(FarField, L2LMatchesDirectSumAndConverges) {
     e.reset(s.tree, p, 0);
     P2M(s.tree, ops, s.q.data(), &e, kThreads);
     M2M(s.tree, ops, l - 1, &e, kThreads);
-    M2L(s.tree, s.plan, ops, l - 1, &e, kThreads);  // only level l-1's lists...
-    L2L(s.tree, ops, l, &e, kThreads);              // ...shifted down to level l
+    M2L(s.tree, s.plan, ops, l - 1, l - 1, &e, kThreads);  // only level l-1's lists...
+    L2L(s.tree, ops, l, &e, kThreads);                     // ...shifted down to level l
     const double err = local_error(s, e, l, l - 1, p);
     EXPECT_LT(err, last) << "p = " << p;
     last = err;
@@ -186,7 +186,7 @@ TEST(FarField, L2PPotentialAndFieldMatchDirectSum) {
     Expansions e;
     e.reset(t, p, 0);
     P2M(t, ops, s.q.data(), &e, kThreads);
-    M2L(t, s.plan, ops, l, &e, kThreads);
+    M2L(t, s.plan, ops, l, l, &e, kThreads);
     std::vector<double> phi(t.n_targets(), 0.0), ex(phi), ey(phi);
     L2P(t, ops, e, phi.data(), ex.data(), ey.data(), kThreads);
     // Reference: each target against the sources of its leaf's interaction list.

@@ -35,10 +35,11 @@ int read_int(const std::string& path, int fallback) {
   return f >> v ? v : fallback;
 }
 
-void pin(int cpu) {
+// The calling thread on CPUs [first, last) of `cpus`.
+void pin(const std::vector<int>& cpus, int first, int last) {
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
+  for (int i = first; i < last; ++i) CPU_SET(cpus[i], &set);
   // A failure (a CPU taken away meanwhile) leaves the thread where it was: placement is an
   // optimisation, never a reason to fail an evaluation.
   (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
@@ -70,24 +71,32 @@ Placement Placement::of_process() {
   return p;
 }
 
+// The region makes every thread the team needs (with the caller's mask) before any is pinned. A
+// thread the OpenMP runtime makes later inherits its maker's mask, and libgomp ends the threads a
+// smaller team leaves out and makes new ones for a larger team: an evaluation's teams are all of
+// this size or of one thread (team_size), so none is made while the caller is pinned. (An
+// intermediate version put the caller on all of the team's CPUs instead: the first evaluation in a
+// process took 49-143 ms instead of mostly 13-22 at 1e6 on the H100 host, most likely while the
+// caller shared a core with a spinning team thread; docs/auto.md.)
 void Placement::pin_team(int team) const {
 #ifdef __linux__
   if (!fits(team)) return;
 #pragma omp parallel num_threads(team)
   {
     const int i = omp_get_thread_num();
-    if (i < omp_get_num_threads()) pin(cpus_[i]);
+    pin(cpus_, i, i + 1);
   }
 #else
   (void)team;
 #endif
 }
 
-void Placement::pin_self(int slot) const {
+void Placement::pin_rest(int team) const {
 #ifdef __linux__
-  if (slot >= 0 && slot < int(cpus_.size())) pin(cpus_[slot]);
+  const int n = int(cpus_.size());
+  if (n > 0) pin(cpus_, std::clamp(team, 0, n - 1), n);
 #else
-  (void)slot;
+  (void)team;
 #endif
 }
 

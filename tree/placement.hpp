@@ -1,8 +1,8 @@
 #pragma once
 // Deliberate thread placement for evaluations (Options::place_threads): the OpenMP team on
-// distinct cores, the device back end's host thread on a core of its own, so no thread of an
-// evaluation shares a core or migrates between cores while it runs. Linux only; elsewhere, and
-// when the user placed threads through the OpenMP environment, nothing is placed.
+// distinct cores and a resident device back end's host thread on the cores after them, so no
+// thread of an evaluation shares a core or migrates between cores while it runs. Linux only;
+// elsewhere, and when the user placed threads through the OpenMP environment, nothing is placed.
 #include <vector>
 
 namespace mlfma2d {
@@ -18,8 +18,8 @@ class Placement {
   bool fits(int threads) const { return threads > 0 && threads <= int(cpus_.size()); }
   /// Pins thread i of an OpenMP team of `team` threads to CPU i (the calling thread is 0).
   void pin_team(int team) const;
-  /// Pins the calling thread to CPU `slot`.
-  void pin_self(int slot) const;
+  /// Pins the calling thread to the CPUs after the first `team` (at least the last one).
+  void pin_rest(int team) const;
   const std::vector<int>& cpus() const { return cpus_; }
 
  private:

@@ -1,16 +1,13 @@
 // The cpu back end, the reference for every other: near leaves in Morton order; for each target of
 // a leaf, the sum over the sources of its near list (its source ranges), in tree order. With AVX2
 // the sum runs 4 sources at a time through glibc's vector log (libmvec); otherwise scalar.
-#ifdef __AVX2__
-#include <immintrin.h>
-#endif
-
 #include <vector>
 
 #include "nearfield/backend.hpp"
 #include "nearfield/pair.hpp"
 #include "tree/threads.hpp"
 #include "tree/timer.hpp"
+#include "tree/vector_log.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -55,10 +52,6 @@ struct E1Sources {
 };
 
 #ifdef __AVX2__
-}  // namespace
-extern "C" __m256d _ZGVdN4v_log(__m256d);  // glibc libmvec: 4-wide double log
-namespace {
-
 // r2 with every lane below the smallest normal double replaced by 1 (log 1 = 0: skipped). Such
 // a lane is a coincident pair (dx = dy = 0, skipped by rule) or, rarely, two points closer than
 // about 1.5e-154, whose r2 lost its digits: `tiny` collects the bits of dx | dy of those lanes,
@@ -86,7 +79,7 @@ void E1Sources::sum(double tx, double ty, double* phi) const {
   for (std::size_t j = 0; j < n; j += 4) {
     const __m256d r2 = masked_r2(_mm256_sub_pd(X, _mm256_loadu_pd(&x[j])),
                                  _mm256_sub_pd(Y, _mm256_loadu_pd(&y[j])), &tiny);
-    acc = _mm256_fmadd_pd(_mm256_loadu_pd(&q[j]), _ZGVdN4v_log(r2), acc);
+    acc = _mm256_fmadd_pd(_mm256_loadu_pd(&q[j]), log4(r2), acc);
   }
   *phi = 0.5 * hsum(acc);
   if (any_tiny(tiny)) {
@@ -103,7 +96,7 @@ void E1Sources::sum_field(double tx, double ty, double* phi, double* ex, double*
     const __m256d dx = _mm256_sub_pd(X, _mm256_loadu_pd(&x[j]));
     const __m256d dy = _mm256_sub_pd(Y, _mm256_loadu_pd(&y[j]));
     const __m256d r2 = masked_r2(dx, dy, &tiny), qj = _mm256_loadu_pd(&q[j]);
-    acc = _mm256_fmadd_pd(qj, _ZGVdN4v_log(r2), acc);
+    acc = _mm256_fmadd_pd(qj, log4(r2), acc);
     const __m256d s = _mm256_div_pd(qj, r2);  // E += -q (x - y) / r2
     ax = _mm256_fnmadd_pd(s, dx, ax);
     ay = _mm256_fnmadd_pd(s, dy, ay);
