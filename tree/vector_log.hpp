@@ -1,8 +1,8 @@
 #pragma once
 // The natural log of many doubles at once: with AVX2, glibc's 4-wide vector log (libmvec, at
-// most 4 ulp); otherwise std::log. Every log of a sum over points goes through here: the near
-// field's pair sums (nearfield/cpu) and the far field's point-to-expansion operators (P2L, M2P),
-// where a scalar log per (point, box) took about half of their time.
+// most 4 ulp); otherwise std::log. Every log of a sum over points on the CPU goes through here:
+// the near field's pair sums (nearfield/cpu) and the far field's P2L and M2P, where a scalar log
+// per (point, box) kept the rest of the loop from being vectorised.
 #include <cmath>
 #include <cstddef>
 
