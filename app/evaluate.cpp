@@ -108,7 +108,8 @@ std::vector<OptionText> run_options() {
        "OpenMP threads, >= 1; default: the OpenMP default (OMP_NUM_THREADS or all cores)"},
       {"no-placement", nullptr,
        "leave an evaluation's threads where the system puts them; default: off, the OpenMP "
-       "threads pinned to distinct cores and a GPU back end's host thread to one of its own "
+       "threads pinned to distinct cores and the host thread of shared or repetition-gpu to the "
+       "core they leave "
        "(not when OMP_PLACES, OMP_PROC_BIND, GOMP_CPU_AFFINITY or KMP_AFFINITY is set)"},
       {"seed", "S", "seed of the random verification sample; default: 1"},
       {"gpu-memory", "BYTES",
@@ -364,7 +365,7 @@ std::string preview(const Result& r) {
 int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
   const Progress progress(err, a.quiet);
   // A GPU back end's device starts now, on a thread of its own, while the input is read (its
-  // first use in a process: 0.20-0.25 s); main() waits for it before the program ends.
+  // first use in a process: 0.19-0.26 s); main() waits for it before the program ends.
   start_device(a.options.backend);
   std::string why;
   if (a.options.backend != "auto" && !near_field_backend_available(a.options.backend, &why)) {

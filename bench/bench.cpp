@@ -268,9 +268,8 @@ void row_end_to_end(const std::string& id, const std::string& shape, std::size_t
   if (keep) *keep = e;
 }
 
-/// Seconds per evaluation of `count` evaluations, each with new charges (as an iterative solver
-/// gives them): the defaults and every scan point are timed alike.
-/// `count` evaluations with new charges each time: each one's timings.
+/// The timings of `count` evaluations, each with new charges (as an iterative solver gives them):
+/// the defaults and every scan point are timed alike.
 std::vector<Timings> evaluations(Solver* s, std::size_t n, int count) {
   std::vector<Timings> t;
   for (int k = 0; k < count; ++k) {

@@ -366,8 +366,8 @@ void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansi
   //   phi' = (t/s) (a_0 - sum_k k A_k t^k),  E_x = -Re phi',  E_y = +Im phi'
   const std::int64_t n = std::int64_t(w.items());
   // The team by the work (targets x W boxes), and chunks that feed every thread: large leaves
-  // (the cost model's CT 512-1024 at 1e5 points) make few, heavy items, and chunks of 16 of
-  // them left most of a team of 15 waiting (clustered sets, docs/auto.md).
+  // (the cost model's CT 512-1024 at 1e5 points) make a few hundred heavy items, which chunks
+  // of 16 would hand to a few threads of a team of 15.
   const int team = team_size(threads, std::int64_t(plan.m2p_terms));
   const std::int64_t chunk = std::clamp<std::int64_t>(n / (8 * team), 1, 16);
 #pragma omp parallel num_threads(team)

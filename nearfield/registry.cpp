@@ -155,7 +155,7 @@ std::string auto_backend() {
 
 namespace {
 // The device's start, once per process, on a thread of its own: the CUDA driver
-// (cudaGetDeviceCount) and the context, 204-253 ms at a process's first use on the H100 host
+// (cudaGetDeviceCount) and the context, 194-260 ms at a process's first use on the H100 host
 // (docs/auto.md). Guarded by a mutex: any thread may start it or wait for it.
 std::mutex device_start_mutex;
 std::shared_future<void> device_start;

@@ -104,8 +104,7 @@ CostModel calibrate(const CalibrationKey& key, const Options& base) {
   // Three runs on uniform points: many small leaves (far-field heavy), few large ones (near
   // heavy), and an eighth of the points (the near field's fixed cost); and a curve, whose
   // adaptive tree has the W and X lists (M2P, P2L) that uniform points hardly have: without it
-  // their constant came from a few boxes at the square's edge, and on curves and clusters the
-  // far field took 1.5-2x its prediction (docs/auto.md).
+  // their constant came from a few boxes at the square's edge alone.
   const std::size_t n = calibration_points(key.threads);
   struct Run {
     const char* shape;

@@ -83,7 +83,7 @@ struct Solver::Impl {
     const TreeKind kind = parse_tree_kind(opt.tree);
 
     // The device (for "auto" or a GPU back end) starts on a thread of its own beside the tree:
-    // 0.20-0.25 s at a process's first use. The set-up waits for it, and so does every way out of
+    // 0.19-0.26 s at a process's first use. The set-up waits for it, and so does every way out of
     // here (no thread left inside the CUDA driver's start when a caller exits on an error).
     start_device(opt.backend);
     struct DeviceWait {
@@ -105,7 +105,7 @@ struct Solver::Impl {
     // While the device starts and its pinned buffers are made, a core is busy in the CUDA
     // driver: the tree and the choice run on one thread fewer. A team of every core waits for
     // its slowest member: the program's tree of 1e7 points took 313-335 ms with 16 threads
-    // beside the start on the H100 host (16 cores), 185-220 ms with 15 (docs/auto.md).
+    // beside the start on the H100 host (16 cores), 185-220 ms with 15 (docs/adaptive.md).
     const bool beside_device = reserved.valid() && device_start_begun();
     const int build = beside_device && threads >= 4 ? threads - 1 : threads;
 

@@ -13,6 +13,7 @@
 #include "tests/test_util.hpp"
 #include "tree/parallel_sort.hpp"
 #include "tree/plan.hpp"
+#include "tree/threads.hpp"
 #include "tree/tree.hpp"
 
 namespace mlfma2d {
@@ -540,6 +541,18 @@ TEST(Plan, InteractionListsHaveAtMost27BoxesAndNearListsAtMost9) {
       int most = 0;
       for (auto& kv : per_box) most = std::max(most, kv.second);
       EXPECT_EQ(most, 27) << "an interior box of a full level has 27";
+    }
+  }
+}
+
+// Every team of an evaluation has all its threads or one: libgomp ends the threads a smaller
+// team leaves out and makes new ones for a larger team (which inherit a pinned caller's CPU).
+TEST(Threads, ATeamIsAllThreadsOrOne) {
+  for (int threads : {2, 3, 15, 16}) {
+    for (long long items : {0LL, 1LL, 127LL, 128LL, 129LL, 300LL, 1000LL, 5000LL, 1LL << 40}) {
+      EXPECT_EQ(team_size(threads, items, kParallelMinBoxes),
+                items < kParallelMinBoxes ? 1 : threads)
+          << threads << " threads, " << items << " items";
     }
   }
 }

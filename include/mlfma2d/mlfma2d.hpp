@@ -45,9 +45,10 @@ struct Options {
   std::string backend = "auto";
   int threads = 0;  ///< OpenMP threads; 0 = the OpenMP default
   /// Pin an evaluation's threads: the OpenMP team on distinct cores (one hardware thread per
-  /// core first), a device back end's host thread on a core of its own; the caller's thread
-  /// gets its mask back after each evaluation. Ignored when OMP_PLACES, OMP_PROC_BIND,
-  /// GOMP_CPU_AFFINITY or KMP_AFFINITY is set, or the process has fewer CPUs than threads.
+  /// core first), a resident GPU back end's host thread (shared, repetition-gpu) on the cores
+  /// the team leaves; the caller's thread gets its mask back after each evaluation. Ignored when
+  /// OMP_PLACES, OMP_PROC_BIND, GOMP_CPU_AFFINITY or KMP_AFFINITY is set, or the process has fewer
+  /// CPUs than threads.
   bool place_threads = true;
   bool field = false;          ///< also compute the field E = -grad phi
   std::size_t gpu_memory = 0;  ///< device-memory budget in bytes for GPU back ends; 0 = free memory
@@ -190,7 +191,7 @@ struct BackendInfo {
 std::vector<BackendInfo> near_field_backend_info();
 
 /// \brief Starts what a GPU back end needs before its first use in a process -- the CUDA driver
-/// and context, 0.20-0.25 s on the H100 host -- on a thread of its own, and returns at once.
+/// and context, 0.19-0.26 s on the H100 host -- on a thread of its own, and returns at once.
 /// `backend` is a back-end name or "auto"; nothing is started for a CPU back end, without CUDA
 /// or without a device, or a second time. A Solver with a GPU back end starts it itself at
 /// construction, beside its tree; starting it earlier (a program: before reading its input)

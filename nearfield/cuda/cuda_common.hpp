@@ -43,8 +43,8 @@ void release(Memory memory, void* ptr) noexcept;
 
 /// Pinned host memory made ahead of the set-up that needs it, on a thread beside the tree:
 /// the charge and potential buffers of 1e7 points took 73-108 ms of cudaMallocHost on the H100
-/// host (MLFMA2D_TRACE, docs/auto.md). Thread-safe; release_reserved_pinned() frees what nobody
-/// took.
+/// host (MLFMA2D_TRACE lines "pinned buffers reserved" in docs/h100/wave2b/call*-bench.log).
+/// Thread-safe; release_reserved_pinned() frees what nobody took.
 void reserve_pinned(std::size_t bytes);
 void release_reserved_pinned() noexcept;
 
