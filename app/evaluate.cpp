@@ -109,8 +109,8 @@ std::vector<OptionText> run_options() {
       {"no-placement", nullptr,
        "leave an evaluation's threads where the system puts them; default: off, the OpenMP "
        "threads pinned to distinct cores and the host thread of shared or repetition-gpu to the "
-       "core they leave "
-       "(not when OMP_PLACES, OMP_PROC_BIND, GOMP_CPU_AFFINITY or KMP_AFFINITY is set)"},
+       "core they leave, when the threads cover every core (not when OMP_PLACES, "
+       "OMP_PROC_BIND, GOMP_CPU_AFFINITY or KMP_AFFINITY is set)"},
       {"seed", "S", "seed of the random verification sample; default: 1"},
       {"gpu-memory", "BYTES",
        "device-memory budget of GPU back ends (suffixes K, M, G, T = powers of 1024); default: "

@@ -68,9 +68,13 @@ struct Solver::Impl {
   Array<double> q_tree, far_phi, far_ex, far_ey;  // tree order
 
   /// Whether evaluations pin their threads: a CPU for each (a core left to a device back end's
-  /// host thread included), and two threads at least beside a device back end.
+  /// host thread included), two threads at least beside a device back end, and threads for
+  /// every core of the process. A smaller team leaves cores to other work, which the system
+  /// spreads better than fixed CPUs would: every process pins from the first CPU on, so two
+  /// runs of one thread each on a 2-core machine shared one core and took twice their time
+  /// (the cost-model test failed in CI that way, the chosen CT 64 at 61 ms and 30 ms alone).
   bool places_threads(bool device) const {
-    return placement.fits(threads) && (!device || threads >= 2);
+    return placement.fits(threads) && threads >= placement.cores() && (!device || threads >= 2);
   }
 
   Impl(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& tx,

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -55,10 +56,13 @@ struct Case {
 
 // The requirement: the choice within 1.25x of the best of a brute-force scan, here on a
 // grid of shapes, accuracies and both trees, the cpu back end on this machine. One thread: on a
-// machine shared with other tests a team of OpenMP threads waits at barriers for descheduled
-// members, which no model of the work predicts (docs/auto.md). Timings stay noisy, so a case
-// that misses is measured again (with fresh constants) up to three times; a model that is wrong
-// misses every time.
+// machine shared with other processes a team of OpenMP threads waits at barriers for descheduled
+// members, which no model of the work predicts (docs/auto.md). The binary runs alone
+// (RUN_SERIAL in tests/CMakeLists.txt), and the verdict compares the chosen solver with the
+// scan's best measured in alternation after the scan, so a burst of load elsewhere slows both
+// (CI once measured the chosen CT 64 at 61 ms while the scan's CT 64 took 30 ms). A case that
+// still misses is measured again (with fresh constants) up to three times; a model that is
+// wrong misses every time.
 TEST(CostModel, ChoosesWithinAQuarterOfTheScansBest) {
   const std::string cache = temp_path("scan_calibration.txt");
   const std::vector<Case> cases = {{"uniform", 40000, 1e-6, "adaptive"},
@@ -82,29 +86,40 @@ TEST(CostModel, ChoosesWithinAQuarterOfTheScansBest) {
       o.recalibrate = attempt > 0;
       Solver chosen(p.x, p.y, o);
       ASSERT_TRUE(chosen.auto_choice().ct_chosen);
-      const double mine = seconds_per_evaluation(&chosen, p.q);
       // The scan: every leaf capacity 2^k (adaptive) or level offset -4..+1 at CT 15 (uniform).
-      double best = INFINITY;
+      std::unique_ptr<Solver> fastest;
+      double fastest_seconds = INFINITY;
       std::ostringstream t;
       for (int step = adaptive ? 3 : -4; step <= (adaptive ? 10 : 1); ++step) {
         Options s = o;
         s.ct = adaptive ? 1 << step : kPapersCapacity;
         s.level_offset = adaptive ? 0 : step;
         try {
-          Solver fixed(p.x, p.y, s);
-          const double seconds = seconds_per_evaluation(&fixed, p.q);
-          best = std::min(best, seconds);
+          auto fixed = std::make_unique<Solver>(p.x, p.y, s);
+          const double seconds = seconds_per_evaluation(fixed.get(), p.q);
           t << " " << (adaptive ? "ct " : "offset ") << (adaptive ? s.ct : step) << ": "
             << 1e3 * seconds << " ms;";
+          if (seconds < fastest_seconds) {
+            fastest_seconds = seconds;
+            fastest = std::move(fixed);
+          }
         } catch (const InvalidInput&) {  // an offset past the root
         }
+      }
+      ASSERT_TRUE(fastest);
+      // The verdict: the chosen solver and the scan's best, alternately.
+      double mine = INFINITY;
+      double best = INFINITY;
+      for (int round = 0; round < 3; ++round) {
+        mine = std::min(mine, seconds_per_evaluation(&chosen, p.q));
+        best = std::min(best, seconds_per_evaluation(fastest.get(), p.q));
       }
       ratio = mine / best;
       table = "chosen " + std::to_string(chosen.auto_choice().ct) + "/" +
               std::to_string(chosen.auto_choice().level_offset) + " " +
               std::to_string(1e3 * mine) + " ms (predicted " +
-              std::to_string(1e3 * chosen.auto_choice().predicted_seconds) + " ms); scan:" +
-              t.str();
+              std::to_string(1e3 * chosen.auto_choice().predicted_seconds) +
+              " ms), the scan's best " + std::to_string(1e3 * best) + " ms; scan:" + t.str();
     }
     EXPECT_LE(ratio, 1.25) << table;
     std::printf("%s %s n %zu eps %g: %.2fx the scan's best; %s\n", c.shape, c.tree, c.n, c.eps,

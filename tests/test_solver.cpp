@@ -185,8 +185,10 @@ std::set<int> cpus_of_this_thread() {
   return cpus;
 }
 
-// Options::place_threads: the team's threads end up on one CPU each, distinct, from the
-// process's CPUs; the caller's thread keeps its mask; the results do not change.
+// Options::place_threads: with a thread for every core of the process, the team's threads end
+// up on one CPU each, distinct, from the process's CPUs; the caller's thread keeps its mask; the
+// results do not change. With fewer threads nothing is pinned (two such processes would pin to
+// the same first CPUs).
 TEST(Solver, PlacedThreadsAreDistinctAndTheCallerKeepsItsMask) {
   const std::set<int> mine = cpus_of_this_thread();
   const Placement placement = Placement::of_process();
@@ -194,27 +196,38 @@ TEST(Solver, PlacedThreadsAreDistinctAndTheCallerKeepsItsMask) {
   const std::set<int> listed(placement.cpus().begin(), placement.cpus().end());
   EXPECT_EQ(listed.size(), placement.cpus().size()) << "a CPU listed twice";
   EXPECT_EQ(listed, mine);
-  if (mine.size() < 2) GTEST_SKIP() << "this process may use one CPU: nothing to place";
+  ASSERT_GE(placement.cores(), 1);
+  ASSERT_LE(std::size_t(placement.cores()), placement.cpus().size());
+  if (placement.cores() < 2) GTEST_SKIP() << "this process may use one core: nothing to place";
 
   const PointSet p = testing::make_points("uniform", 6000);
   Options o;
   o.backend = "cpu";
-  o.threads = 2;
   o.ct = 32;
+  o.threads = placement.cores() - 1;  // fewer than the cores: left to the system
+  Solver fewer(p.x, p.y, o);
+  fewer.evaluate(p.q);
+  EXPECT_FALSE(fewer.stats().threads_placed);
+
+  const int team = placement.cores();
+  o.threads = team;
   o.place_threads = false;
   const Result loose = Solver(p.x, p.y, o).evaluate(p.q);
   o.place_threads = true;
   Solver s(p.x, p.y, o);
   const Result placed = s.evaluate(p.q);
+  EXPECT_TRUE(s.stats().threads_placed);
   EXPECT_EQ(placed.potential, loose.potential);
   EXPECT_EQ(cpus_of_this_thread(), mine);
 
-  // The OpenMP runtime keeps its threads: the next team of two is the pinned one.
-  std::vector<std::set<int>> team(2);
-#pragma omp parallel num_threads(2)
-  team[omp_get_thread_num()] = cpus_of_this_thread();
-  ASSERT_EQ(team[1].size(), 1u) << "the team's second thread was not pinned";
-  EXPECT_EQ(*team[1].begin(), placement.cpus()[1]);
+  // The OpenMP runtime keeps its threads: the next team of this size is the pinned one.
+  std::vector<std::set<int>> cpus(team);
+#pragma omp parallel num_threads(team)
+  cpus[omp_get_thread_num()] = cpus_of_this_thread();
+  for (int i = 1; i < team; ++i) {
+    ASSERT_EQ(cpus[i].size(), 1u) << "the team's thread " << i << " was not pinned";
+    EXPECT_EQ(*cpus[i].begin(), placement.cpus()[i]);
+  }
 }
 #endif
 

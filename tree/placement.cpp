@@ -67,6 +67,7 @@ Placement Placement::of_process() {
   }
   std::sort(order.begin(), order.end());
   for (const auto& [rank, cpu] : order) p.cpus_.push_back(cpu);
+  p.cores_ = int(seen.size());
 #endif
   return p;
 }

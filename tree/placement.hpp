@@ -16,6 +16,8 @@ class Placement {
   static Placement of_process();
   /// Whether `threads` threads have a CPU each.
   bool fits(int threads) const { return threads > 0 && threads <= int(cpus_.size()); }
+  /// The process's physical cores (a CPU of each comes first in cpus()).
+  int cores() const { return cores_; }
   /// Pins thread i of an OpenMP team of `team` threads to CPU i (the calling thread is 0).
   void pin_team(int team) const;
   /// Pins the calling thread to the CPUs after the first `team` (at least the last one).
@@ -24,6 +26,7 @@ class Placement {
 
  private:
   std::vector<int> cpus_;
+  int cores_ = 0;
 };
 
 /// \brief Keeps the calling thread's CPU mask and gives it back when it goes out of scope: the

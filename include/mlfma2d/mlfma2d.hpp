@@ -46,9 +46,11 @@ struct Options {
   int threads = 0;  ///< OpenMP threads; 0 = the OpenMP default
   /// Pin an evaluation's threads: the OpenMP team on distinct cores (one hardware thread per
   /// core first), a resident GPU back end's host thread (shared, repetition-gpu) on the cores
-  /// the team leaves; the caller's thread gets its mask back after each evaluation. Ignored when
-  /// OMP_PLACES, OMP_PROC_BIND, GOMP_CPU_AFFINITY or KMP_AFFINITY is set, or the process has fewer
-  /// CPUs than threads.
+  /// the team leaves; the caller's thread gets its mask back after each evaluation. Only when the
+  /// threads cover every core the process may use (fewer leave the cores to the system, which
+  /// spreads several processes better than fixed CPUs), and never when OMP_PLACES,
+  /// OMP_PROC_BIND, GOMP_CPU_AFFINITY or KMP_AFFINITY is set or the process has fewer CPUs than
+  /// threads.
   bool place_threads = true;
   bool field = false;          ///< also compute the field E = -grad phi
   std::size_t gpu_memory = 0;  ///< device-memory budget in bytes for GPU back ends; 0 = free memory
