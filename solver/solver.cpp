@@ -72,7 +72,8 @@ struct Solver::Impl {
   /// every core of the process. A smaller team leaves cores to other work, which the system
   /// spreads better than fixed CPUs would: every process pins from the first CPU on, so two
   /// runs of one thread each on a 2-core machine shared one core and took twice their time
-  /// (the cost-model test failed in CI that way, the chosen CT 64 at 61 ms and 30 ms alone).
+  /// (528-530 ms against 255-272 ms, docs/dev-machine/wave2c/placement_two_processes.txt; the
+  /// cost-model test failed in CI that way).
   bool places_threads(bool device) const {
     return placement.fits(threads) && threads >= placement.cores() && (!device || threads >= 2);
   }
