@@ -1,24 +1,31 @@
 #pragma once
 /// \file electrostatics.hpp
-/// The electrostatic solve: charges, fields and the capacitance matrix of 2D conductors held at
-/// given potentials (infinitely long along z, cross-sections given as polygonal contours).
+/// The electrostatic solve of transmission-line cross-sections: charges, fields, the capacitance
+/// matrix and the line parameters (L, Z0, eps_eff, modes) of 2D conductors held at given
+/// potentials (infinitely long along z), in piecewise-constant dielectrics, optionally over an
+/// infinite ground plane.
 ///
-/// Convention (SI units: metres, volts, C/m^2, C/m, F/m). In a homogeneous medium of permittivity
-/// eps = eps_r * kEpsilon0, the surface charge density sigma (C/m^2) on the contours gives
-///     phi(x) = -1/(2 pi eps) * integral sigma(y) log|x - y| ds(y) + c
-/// with phi = V_k on conductor k. For K >= 2 conductors the total charge is zero (c, the potential
-/// at infinity, is the extra unknown fixed by that) and one conductor is the reference; Q = C V
-/// with C the (K-1)x(K-1) capacitance matrix per unit length, reference excluded. A single
-/// conductor (K = 1) carries a given total charge. A closed contour is a zero-thickness shell: its
-/// sigma is the charge of both faces together (the inner face carries none when nothing is
-/// inside).
+/// Convention (SI units: metres, volts, C/m^2, C/m, F/m, H/m, ohm). The unknown is the total
+/// surface charge sigma_t (free + polarisation) on every conductor panel and every dielectric
+/// interface panel, all in vacuum (docs/math.md, "dielectrics"):
+///     phi(x) = -1/(2 pi eps0) * integral sigma_t(y) G(x, y) ds(y) + c,
+/// G = log|x - y| (minus log|x - y*|, y* the mirror image of y, over a ground plane).
+/// phi = V_k on conductor k; on an interface between eps- and eps+ (normal from - to +)
+/// eps+ E_n(+) = eps- E_n(-). Without a ground plane the total charge is zero for K >= 2
+/// conductors (c, the potential at infinity, is the unknown fixed by that), one conductor is the
+/// reference and C is (K-1)x(K-1); a single conductor (K = 1) carries a given charge. Over a
+/// ground plane (the reference, 0 V) every conductor is a signal conductor, C is K x K and c = 0.
+/// A closed conductor contour is a zero-thickness shell: its sigma is the charge of both faces.
 ///
-/// Discretisation: straight panels, one density per panel, collocation at panel centres; the
-/// self and near panel integrals are analytic, everything else goes through the fast multipole
-/// Solver, built once per geometry. docs/solve.md has the formulation, the choices and the
-/// measured accuracy.
+/// Discretisation: straight panels (on circular arcs: chords with their ends on the arc), one
+/// density per panel, collocation at panel centres; self and near panel integrals analytic,
+/// everything else through the fast multipole Solver, built once per mesh. With an accuracy
+/// target the mesh is refined until the estimated error of C is below it. docs/solve.md has the
+/// formulation, the choices and the measured accuracy.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,35 +38,67 @@ namespace mlfma2d {
 /// Vacuum permittivity (F/m), CODATA 2018.
 constexpr double kEpsilon0 = 8.8541878128e-12;
 
-/// \brief Conductor cross-sections: polygonal contours in the plane (metres).
+/// The `conductor` entry of a contour that bounds a dielectric region.
+constexpr int kDielectric = -1;
+
+/// \brief Cross-sections: conductor contours and dielectric region boundaries in the plane (m).
+///
+/// Segment i of a contour joins vertex i to vertex i + 1 (the last of a closed contour joins it
+/// to vertex 0). It is straight, or a circular arc when bulge[i] != 0: bulge = tan(theta / 4),
+/// theta the arc's included angle, positive when the arc turns counter-clockwise from vertex i
+/// to vertex i + 1 (the DXF/LWPOLYLINE convention; 1 = a half circle). A full circle is a closed
+/// contour of two vertices with bulge 1 on both segments.
+///
+/// A dielectric region (conductor = kDielectric) is the inside of a closed contour with relative
+/// permittivity eps_r[contour]; regions may nest (a sleeve inside a larger region) and touch
+/// each other or conductors (a trace on a substrate, a conductor inside a coating) but not
+/// cross; outside every region the background eps_r applies (ElectrostaticOptions::eps_r).
+/// Where a region boundary runs along a conductor or the ground plane it is no interface: those
+/// pieces are dropped; a boundary shared by two regions is one interface.
 struct Contours {
   std::vector<double> x, y;              ///< vertices of every contour, contour after contour (m)
   std::vector<std::int64_t> offsets{0};  ///< first vertex of each contour; contours + 1 entries,
                                          ///< offsets[0] = 0, the last = the vertex count
-  std::vector<int> closed;               ///< per contour: 1 = closed polygon (the last vertex joins
-                                         ///< the first; do not repeat it), 0 = open polyline
-  std::vector<int> conductor;            ///< per contour: its conductor, 0-based; several contours
-                                         ///< may form one conductor
+  std::vector<int> closed;               ///< per contour: 1 = closed (the last vertex joins the
+                                         ///< first; do not repeat it), 0 = open polyline
+  std::vector<int> conductor;            ///< per contour: its conductor, 0-based (several contours
+                                         ///< may form one conductor), or kDielectric
+  std::vector<double> bulge;  ///< per vertex: the arc of the segment it starts (see above);
+                              ///< empty = every segment straight
+  std::vector<double> eps_r;  ///< per contour: relative permittivity inside a dielectric
+                              ///< region (> 0); ignored for conductors; empty = no region
 
   std::size_t contours() const { return closed.size(); }
-  /// Number of conductors: the largest conductor index + 1 (0 when there are no contours).
+  /// Number of conductors: the largest conductor index + 1 (0 when there are no conductors).
   int conductors() const;
-  /// Appends one contour.
+  /// Whether some contour bounds a dielectric region.
+  bool has_dielectrics() const;
+  /// Appends one conductor contour; `arc_bulge`: one per vertex, or empty (straight).
   void add(const std::vector<double>& cx, const std::vector<double>& cy, bool is_closed,
-           int conductor_index);
+           int conductor_index, const std::vector<double>& arc_bulge = {});
+  /// Appends the closed boundary of a dielectric region of relative permittivity `region_eps_r`.
+  void add_region(const std::vector<double>& cx, const std::vector<double>& cy,
+                  double region_eps_r, const std::vector<double>& arc_bulge = {});
 };
 
 /// \brief Checks a contour set; throws InvalidInput with a one-line message naming the contour,
-/// vertex or segment: array lengths, offsets, closed flags (0/1), conductor indices (>= 0, none
-/// without a contour), vertex counts (open >= 2, closed >= 3), non-finite coordinates,
-/// zero-length segments (a closed contour must not repeat its first vertex), and segments that
-/// cross or touch, within one contour or between contours (conductors must be apart: touching
-/// conductors would be one conductor, and a contour through itself is no cross-section).
-void validate(const Contours& contours);
+/// vertex or segment: array lengths, offsets, closed flags (0/1), conductor indices (>= 0 or
+/// kDielectric, none without a contour), region permittivities (> 0, finite; regions closed),
+/// bulges (finite, |bulge| <= 1e3), vertex counts (open >= 2, closed >= 3, or 2 with arcs),
+/// non-finite coordinates, zero-length segments (a closed contour must not repeat its first
+/// vertex), segments that cross or touch within one contour or between conductors (touching
+/// conductors would be one conductor), regions that cross each other or a conductor, and with a
+/// ground plane at y0 (ground_plane_y non-NaN) any contour below it or a conductor touching it.
+void validate(const Contours& contours, double ground_plane_y = std::nan(""));
 
 /// \brief Settings of the electrostatic solve. Every field has a default.
 struct ElectrostaticOptions {
-  double eps_r = 1.0;  ///< relative permittivity of the medium, > 0
+  double eps_r = 1.0;  ///< relative permittivity of the background medium (outside every
+                       ///< dielectric region), > 0
+  /// An infinite perfect ground plane y = ground_plane_y (m), metal below, the reference at 0 V
+  /// (images); false: none.
+  bool ground_plane = false;
+  double ground_plane_y = 0;
   /// Potential of each conductor (V); empty = 0 V on the reference and 1 V on every other.
   std::vector<double> potentials;
   int reference = 0;           ///< reference (ground) conductor, 0-based (K >= 2)
@@ -68,8 +107,19 @@ struct ElectrostaticOptions {
   /// `potentials` from them; false: one solve for `potentials`, no C.
   bool capacitance = true;
 
-  std::size_t panels = 0;    ///< total panel count (>= the number of contour segments); 0 = from
-                             ///< panel_size, or the default max(4096, segments)
+  /// Relative accuracy wanted on C and the figures derived from it (> 0): solve() refines the
+  /// mesh (every panel count doubled) until its error estimate is below it, starting from the
+  /// mesh below; 0 = one solve on that mesh, no estimate.
+  double accuracy = 0;
+  std::size_t max_panels = 4000000;  ///< refinement stops (estimate above accuracy) past this
+  /// Called during solve() with what it is doing (mesh, right-hand side, iteration, residual),
+  /// at every GMRES iteration: a caller throttles it; empty = silent.
+  std::function<void(const std::string&)> progress;
+
+  std::size_t panels = 0;    ///< total panel count (>= 4 per contour segment); 0 = from
+                             ///< panel_size, or the default: 4096 shared by length, at least
+                             ///< 4 per segment (8 with a graded end) and panels no longer than
+                             ///< half the gap to the nearest other contour
   double panel_size = 0;     ///< largest panel length (m), instead of `panels`; 0 = unused
   double grading = 3;        ///< exponent q of the panel grading toward open ends and corners,
                              ///< >= 1 (1 = uniform); see docs/solve.md
@@ -79,9 +129,8 @@ struct ElectrostaticOptions {
   int restart = 50;           ///< GMRES: Krylov vectors per cycle, >= 1
   int max_iterations = 5000;  ///< GMRES: iterations per right-hand side at most
   /// "block" (restricted additive Schwarz on runs of block_size neighbouring panels, each solved
-  /// with block_overlap more on either side), "diagonal", "none", or "auto": block where panels
-  /// are graded (open ends or corners), else none, the faster of the two on each kind of
-  /// mesh (docs/solve.md).
+  /// with block_overlap more on either side), "diagonal", "none", or "auto" (= block: never far
+  /// from the best, where none can take 10x its iterations; docs/solve.md).
   std::string preconditioner = "auto";
   int block_size = 32;    ///< panels per preconditioner block, >= 1
   int block_overlap = 8;  ///< block: panels solved with each block on either side, >= 0
@@ -109,7 +158,10 @@ struct Panels {
   std::vector<double> x, y;            ///< centres: the collocation points (m)
   std::vector<double> length;          ///< panel lengths (m)
   std::vector<int> contour;            ///< contour of each panel (0-based)
-  std::vector<int> conductor;          ///< conductor of each panel (0-based)
+  std::vector<int> conductor;          ///< conductor of each panel (0-based), or kDielectric
+  /// Relative permittivity on either side: eps_left on the left of the direction x0 -> x1, the
+  /// side the normal (-(y1 - y0), x1 - x0) / length points to.
+  std::vector<double> eps_left, eps_right;
   std::size_t size() const { return x.size(); }
 };
 
@@ -134,19 +186,65 @@ struct ElectrostaticTimings {
   double total = 0;           ///< set-up and solves
 };
 
+/// \brief One propagation mode of a multiconductor line (TEM, lossless).
+struct LineMode {
+  double velocity = 0;          ///< m/s
+  double eps_eff = 0;           ///< (c / velocity)^2
+  double impedance = 0;         ///< ohm: V.V / (V.I) for the mode's voltages V and currents I
+  std::vector<double> voltage;  ///< the mode's voltages on the signal conductors (max |.| = 1)
+};
+
+/// \brief Line parameters per unit length from C and C0 (docs/solve.md): the signal conductors
+/// are those of capacitance_conductors.
+struct LineParameters {
+  std::vector<std::vector<double>> capacitance_vacuum;  ///< C0: every eps_r = 1 (F/m)
+  std::vector<std::vector<double>> inductance;          ///< L = mu0 eps0 C0^-1 (H/m)
+  /// The mutual (SPICE) form of C: mutual[i][j] = -C_ij (i != j), to ground: sum_j C_ij (F/m).
+  std::vector<std::vector<double>> capacitance_mutual;
+  std::vector<double> capacitance_to_ground;
+  /// One signal conductor: sqrt(L/C) (ohm), C/C0, c / sqrt(eps_eff) (m/s); else NaN.
+  double z0 = 0, eps_eff = 0, velocity = 0;
+  /// Modes (eigenvectors of L C), slowest first; for a symmetric pair the even mode (voltages
+  /// equal) and the odd mode (opposite).
+  std::vector<LineMode> modes;
+  bool symmetric_pair = false;  ///< two signal conductors with C11 = C22 within 1e-6
+};
+
+/// \brief One mesh of an accuracy-driven solve.
+struct MeshLevel {
+  std::size_t panels = 0;
+  double change = 0;  ///< max_ij |C_ij - C_ij(previous)| / sqrt(C_ii C_jj), NaN on the first
+  double seconds = 0;
+  int iterations = 0;
+};
+
 /// \brief What the solve returns.
 struct ElectrostaticSolution {
   Panels panels;
-  std::vector<double> sigma;       ///< C/m^2 at each panel centre, for `potentials`
-  std::vector<double> charge;      ///< Q per conductor (C/m), for `potentials`
+  /// C/m^2 at each panel centre, for `potentials`: the free charge on conductor panels (both
+  /// faces), the polarisation charge on interface panels.
+  std::vector<double> sigma;
+  /// C/m^2: the total charge (free + polarisation) whose field in vacuum is the field.
+  std::vector<double> sigma_total;
+  std::vector<double> charge;      ///< free Q per conductor (C/m), for `potentials`
   std::vector<double> potentials;  ///< V per conductor (K = 1: V relative to the offset gauge)
-  double offset = 0;               ///< c above (V); K >= 2: the potential at infinity
-  double eps_r = 1;
-  int reference = 0;
-  /// (K-1)x(K-1), F/m, row-major: rows and columns are the conductors other than the reference,
-  /// in order (`capacitance_conductors`); Q_i = sum_j C_ij V_j with V relative to the reference.
+  double offset = 0;  ///< c above (V); K >= 2: the potential at infinity; ground plane: 0
+  double eps_r = 1;   ///< the background's
+  bool ground_plane = false;
+  double ground_plane_y = 0;
+  int reference = 0;  ///< the reference conductor; -1: the ground plane
+  /// Maxwell matrix, F/m, row-major: rows and columns are the signal conductors (all but the
+  /// reference), in order (`capacitance_conductors`); Q_i = sum_j C_ij V_j, V relative to the
+  /// reference.
   std::vector<std::vector<double>> capacitance;
   std::vector<int> capacitance_conductors;
+  LineParameters line;  ///< from C (empty when capacitance is off)
+  /// Accuracy-driven solves: the estimated relative error of C (and of the figures derived from
+  /// C and C0), an upper bound where the meshes converge at first order or better; NaN without.
+  double accuracy_estimate = std::nan("");
+  double accuracy_target = 0;  ///< options.accuracy
+  bool accuracy_met = false;   ///< accuracy_estimate <= accuracy_target (false if not checked)
+  std::vector<MeshLevel> meshes;  ///< every mesh solved, coarse to fine (the last is `panels`)
   std::vector<SolveStats> solves;  ///< one per right-hand side, in order
   int iterations = 0;              ///< all solves together
   double residual = 0;  ///< true relative residual of sigma for `potentials` (one more product)
@@ -159,9 +257,10 @@ struct ElectrostaticSolution {
 
 /// \brief Potential and field at points, from a solution.
 struct FieldAtTargets {
-  std::vector<double> potential;         ///< V
+  std::vector<double> potential;         ///< V (at a panel's end: the limit, finite)
   std::vector<double> field_x, field_y;  ///< E = -grad phi (V/m); on a panel (not at its ends):
-                                         ///< the mean of the two sides
+                                         ///< the mean of the two sides; at a panel end: NaN
+  std::size_t undefined_field = 0;       ///< targets on a panel end (field NaN)
 };
 
 /// \brief The electrostatic solver: contours discretised and the operator (FMM Solver, near
@@ -174,12 +273,15 @@ class ElectrostaticSolver {
   ElectrostaticSolver(ElectrostaticSolver&&) noexcept;
   ElectrostaticSolver& operator=(ElectrostaticSolver&&) noexcept;
 
-  /// sigma, Q and (K >= 2, options.capacitance) C for options.potentials.
-  /// Throws RuntimeFailure when GMRES does not reach tol within max_iterations.
+  /// sigma, Q and (K >= 2 or a ground plane, options.capacitance) C and the line parameters for
+  /// options.potentials. With options.accuracy > 0 the mesh is refined (this solver then holds
+  /// the final mesh). Throws RuntimeFailure when GMRES does not reach tol within max_iterations
+  /// (naming the closest gap between contours when it is far below the panels there).
   ElectrostaticSolution solve();
 
-  /// Potential and field at targets (m) for a solution of this solver. Targets exactly on a
-  /// panel end point have no field: InvalidInput.
+  /// Potential and field at targets (m) for a solution of this solver (the final mesh of an
+  /// accuracy-driven solve). Targets exactly on a panel end point: the potential's limit and a
+  /// NaN field (counted in undefined_field).
   FieldAtTargets evaluate(const ElectrostaticSolution& solution, const std::vector<double>& tx,
                           const std::vector<double>& ty);
 
@@ -216,29 +318,62 @@ double eccentric_coax_capacitance(double a, double b, double e, double eps_r = 1
 double two_wire_capacitance(double a, double d, double eps_r = 1);
 /// Lone flat strip |x| < w/2 with charge Q (C/m): sigma(x) = Q / (pi sqrt((w/2)^2 - x^2)).
 double strip_sigma(double x, double w, double charge);
+/// Coax with a dielectric sleeve: radii a < r1 < b, eps1 for a < r < r1, eps2 for r1 < r < b:
+/// 2 pi eps0 / (ln(r1/a)/eps1 + ln(b/r1)/eps2).
+double coax_sleeve_capacitance(double a, double r1, double b, double eps1, double eps2);
+/// Wire of radius a, centre at height h > a over an infinite ground plane: 2 pi eps / acosh(h/a).
+double wire_over_ground_capacitance(double a, double h, double eps_r = 1);
+/// Centred zero-thickness stripline of width w between planes b apart (Cohn):
+/// Z0 = (30 pi / sqrt(eps_r)) K(k) / K(k'), k = sech(pi w / (2b)), k' = tanh(pi w / (2b)) (ohm).
+double stripline_impedance(double w, double b, double eps_r = 1);
+/// \brief Microstrip by Hammerstad and Jensen (1980), zero thickness: width w, substrate height h.
+struct MicrostripFormula {
+  double z0 = 0;       ///< ohm (stated accuracy: better than 0.01 % for w/h <= 1000 in air)
+  double eps_eff = 0;  ///< (stated accuracy: better than 0.2 % for eps_r <= 128, 0.01 <= w/h <= 100)
+};
+MicrostripFormula hammerstad_jensen(double w, double h, double eps_r);
 
-// ---- Contour generators (deterministic; circles are inscribed regular polygons).
+// ---- Contour generators (deterministic).
 
 /// \brief Parameters of the generated geometries (metres); each shape uses some of them.
 struct ContourShape {
-  double a = 1e-3;        ///< inner radius (coax), wire radius (two-wire)
-  double b = 3e-3;        ///< outer radius (coax)
+  double a = 1e-3;        ///< inner radius (coax), wire radius (two-wire, wire shapes)
+  double b = 3e-3;        ///< outer radius (coax); plate spacing (stripline)
   double e = 1e-3;        ///< centre offset (eccentric coax)
   double d = 4e-3;        ///< centre distance (two-wire)
-  double w = 1e-3;        ///< strip width (strip, microstrip), rectangle width
-  double h = 0.5e-3;      ///< height of the strips above the ground (microstrip), rectangle height
-  double s = 1e-3;        ///< gap between the two strips (microstrip)
-  double ground = 10e-3;  ///< ground strip width (microstrip)
-  std::size_t vertices = 256;  ///< vertices per circle
+  double w = 1e-3;        ///< strip width (strip, microstrip, lines), rectangle width
+  double h = 0.5e-3;      ///< height of the strips above the ground (microstrip shapes: the
+                          ///< substrate height), rectangle height; wire centre height (wire shapes)
+  double s = 1e-3;        ///< gap between two strips (coupled lines), slot width (cpwg)
+  double t = 0;           ///< trace thickness (0: a zero-thickness strip)
+  double r1 = 2e-3;       ///< outer radius of a dielectric sleeve or coating
+  double eps_r = 4.4;     ///< the dielectric's relative permittivity (substrate, sleeve, coating)
+  double ground = 10e-3;  ///< ground strip width (the old `microstrip`); substrate width of the
+                          ///< line shapes (0 = 20 (w + s + h)), box width of stripline (0: 10 b)
+  std::size_t vertices = 256;  ///< vertices per circle of the polygonal shapes (coax,
+                               ///< eccentric-coax, two-wire); the line shapes use exact arcs
 };
 
-/// Names generate_contours knows: coax, eccentric-coax, two-wire, strip, microstrip, rectangle.
+/// Names generate_contours knows: coax, eccentric-coax, two-wire, strip, microstrip, rectangle
+/// (polygons, one medium), and the line shapes over an infinite ground plane at y = 0 (set
+/// ElectrostaticOptions::ground_plane; ContourFile carries it): microstrip-line,
+/// coupled-microstrip, cpwg, coated-wire; and stripline (a closed shield), coax-sleeve.
 std::vector<std::string> contour_shapes();
+/// Whether a named shape is meant to be solved over the ground plane y = 0.
+bool contour_shape_has_ground_plane(const std::string& shape);
 /// \brief A named geometry. coax: the shield, a circle of radius b (conductor 0), around the
 /// inner circle of radius a (1); eccentric-coax: the same with the inner circle moved by e along
 /// x; two-wire: circles of radius a at x = -d/2 (0) and +d/2 (1); strip: one open strip of width
 /// w (K = 1); microstrip: a ground strip (0) of width `ground` at y = 0 and two strips of width w
 /// at height h with gap s (1 left, 2 right); rectangle: a closed w x h rectangle (K = 1).
+/// Line shapes (docs/solve.md has pictures): microstrip-line: a trace of width w, thickness t on
+/// a substrate (eps_r, height h, width `ground`) over the plane y = 0; coupled-microstrip: two such
+/// traces with gap s; cpwg: a trace with coplanar grounds (conductor 0, width `ground`/2 - ...)
+/// at gap s each side, on the substrate over the plane; coated-wire: a wire of radius a,
+/// centre height h, coated to radius r1 (eps_r) over the plane; stripline: a trace (1) of width
+/// w, thickness t centred in a closed shield (0) of height b and width `ground`, filled with
+/// eps_r; coax-sleeve: coax (shield b: 0, inner a: 1) with a sleeve of radius r1 (eps_r) around
+/// the inner conductor, exact circles.
 /// Throws InvalidInput for an unknown name (listing the valid ones) or bad parameters.
 Contours generate_contours(const std::string& shape, const ContourShape& p = {});
 
@@ -248,13 +383,18 @@ Contours generate_contours(const std::string& shape, const ContourShape& p = {})
 struct ContourFile {
   Contours contours;
   std::vector<double> potentials;  ///< /conductors/potential if present (V), else empty
-  double eps_r = 1;                ///< attribute eps_r on / if present, else 1
+  double eps_r = 1;                ///< attribute eps_r on / if present (background), else 1
   bool has_eps_r = false;
+  /// attribute ground_plane_y on / (m): an infinite ground plane there; absent: none.
+  bool ground_plane = false;
+  double ground_plane_y = 0;
 };
 
 /// Reads /contours/x, /contours/y (float64), /contours/offsets (int64, contours + 1),
-/// /contours/closed (int 0/1), /contours/conductor (int), optional /conductors/potential and
-/// attribute eps_r on /; checks everything validate() checks, naming the file and dataset.
+/// /contours/closed (int 0/1), /contours/conductor (int, -1 for a dielectric region), optional
+/// /contours/bulge (float64, per vertex), /contours/eps_r (float64, per contour; needed with
+/// regions), /conductors/potential, attributes eps_r and ground_plane_y on /; checks everything
+/// validate() checks, naming the file and dataset.
 ContourFile read_contours(const std::string& path);
 /// Writes a contour file (atomically: temporary file + rename).
 void write_contours(const std::string& path, const ContourFile& file);
@@ -265,5 +405,9 @@ void write_contours(const std::string& path, const ContourFile& file);
 void write_solution(const std::string& path, const ElectrostaticSolution& solution,
                     const std::vector<double>& tx = {}, const std::vector<double>& ty = {},
                     const FieldAtTargets* field = nullptr);
+/// Writes L and C (signal conductors) in the HSPICE W-element RLGC text format with R = G = 0
+/// (N, then the lower triangles of L0 and C0, rows of R0 and G0 as zeros), atomically.
+/// Throws InvalidInput when the solution has no capacitance matrix.
+void write_rlgc(const std::string& path, const ElectrostaticSolution& solution);
 
 }  // namespace mlfma2d
