@@ -14,15 +14,39 @@ int Contours::conductors() const {
   return k + 1;
 }
 
+bool Contours::has_dielectrics() const {
+  return std::find(conductor.begin(), conductor.end(), kDielectric) != conductor.end();
+}
+
 void Contours::add(const std::vector<double>& cx, const std::vector<double>& cy, bool is_closed,
-                   int conductor_index) {
+                   int conductor_index, const std::vector<double>& arc_bulge) {
   if (cx.size() != cy.size()) throw InvalidInput("Contours::add: x and y differ in length");
+  if (!arc_bulge.empty() && arc_bulge.size() != cx.size()) {
+    throw InvalidInput("Contours::add: give one bulge per vertex (or none)");
+  }
   if (offsets.empty()) offsets.push_back(0);
+  // Bulges and permittivities are stored only once some contour needs them.
+  if (!arc_bulge.empty() && bulge.empty()) bulge.assign(x.size(), 0.0);
+  if (!bulge.empty()) {
+    if (arc_bulge.empty()) {
+      bulge.insert(bulge.end(), cx.size(), 0.0);
+    } else {
+      bulge.insert(bulge.end(), arc_bulge.begin(), arc_bulge.end());
+    }
+  }
   x.insert(x.end(), cx.begin(), cx.end());
   y.insert(y.end(), cy.begin(), cy.end());
   offsets.push_back(static_cast<std::int64_t>(x.size()));
   closed.push_back(is_closed ? 1 : 0);
   conductor.push_back(conductor_index);
+  if (!eps_r.empty()) eps_r.push_back(0.0);
+}
+
+void Contours::add_region(const std::vector<double>& cx, const std::vector<double>& cy,
+                          double region_eps_r, const std::vector<double>& arc_bulge) {
+  if (eps_r.empty()) eps_r.assign(closed.size(), 0.0);
+  add(cx, cy, true, kDielectric, arc_bulge);
+  eps_r.back() = region_eps_r;
 }
 
 namespace {
@@ -144,7 +168,8 @@ void check_crossings(const Contours& c) {
 
 }  // namespace
 
-void validate(const Contours& c) {
+void validate(const Contours& c, double ground_plane_y) {
+  (void)ground_plane_y;
   const std::size_t n = c.contours();
   if (n == 0) throw InvalidInput("contours: there is no contour");
   if (c.x.size() != c.y.size()) {
