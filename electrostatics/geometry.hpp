@@ -3,6 +3,8 @@
 // scale (the contours' bounding box fits in [-1/2, 1/2]^2), so that the operator's entries are
 // O(1) whatever the units; Frame maps back.
 #include <cstddef>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "electrostatics/panel_integrals.hpp"
@@ -10,9 +12,37 @@
 
 namespace mlfma2d::es {
 
+/// A number as "%g" prints it, for messages.
+inline std::string num(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", v);
+  return buffer;
+}
+
 /// \brief x_physical = centre + scale * x_normalised.
 struct Frame {
   double cx = 0, cy = 0, scale = 1;
+};
+
+/// \brief A contour segment: straight, or a circular arc (bulge != 0) from a to b.
+/// Arc: centre (cx, cy), radius r, start angle a0, signed sweep (> 0 counter-clockwise).
+struct Curve {
+  double ax, ay, bx, by;
+  double bulge = 0;
+  double cx = 0, cy = 0, r = 0, a0 = 0, sweep = 0;
+  Curve(double ax_, double ay_, double bx_, double by_, double bulge_ = 0);
+  bool arc() const { return bulge != 0; }
+  double length() const;
+  /// Point at parameter t in [0, 1] (by arc length).
+  void at(double t, double* x, double* y) const;
+  /// Unit tangent (direction of travel) at t.
+  void tangent(double t, double* tx, double* ty) const;
+  /// Distance from (x, y) to the curve.
+  double distance(double x, double y) const;
+  /// Bounding box.
+  void box(double* xmin, double* xmax, double* ymin, double* ymax) const;
+  /// The part from t0 to t1 (same arc).
+  Curve part(double t0, double t1) const;
 };
 
 /// \brief The panels in normalised coordinates, contour after contour, in contour order.
@@ -21,21 +51,35 @@ struct PanelSet {
   std::vector<Segment> seg;
   std::vector<double> xm, ym;  ///< centres (collocation points)
   std::vector<double> h;       ///< lengths
-  std::vector<int> contour, conductor;
+  std::vector<double> nx, ny;  ///< unit normal, to the left of the direction of travel
+  std::vector<int> contour, conductor;  ///< conductor: kDielectric for interface panels
+  /// Relative permittivity on the left (the normal's side) and on the right of each panel.
+  std::vector<double> eps_left, eps_right;
   std::vector<std::size_t> contour_start;  ///< panels of contour k: [contour_start[k], [k+1])
-  std::vector<bool> closed;                ///< per contour
+  std::vector<bool> closed;  ///< per contour: its panels form a loop (no piece dropped)
   int conductors = 0;
-  bool graded = false;   ///< some segment has a graded end (an open end or a corner)
-  double perimeter = 0;  ///< sum of h
+  bool graded = false;       ///< some segment has a graded end (an open end or a corner)
+  double perimeter = 0;      ///< sum of h
+  bool interfaces = false;   ///< some panel is a dielectric interface
+  bool two_sided = false;    ///< some conductor panel has different eps on its two sides
+  bool mirror = false;       ///< a ground plane: every panel has a negated image
+  double mirror_y = 0;       ///< the plane, normalised
+  double background = 1;     ///< eps_r outside every region
   std::size_t size() const { return h.size(); }
+  bool is_interface(std::size_t j) const { return conductor[j] == kDielectric; }
 };
 
 /// The largest panel count discretise() makes.
 constexpr std::size_t kMaxPanels = 100000000;
 
-/// Panels for validated contours: options.panels, options.panel_size or the default count,
-/// graded toward open ends and corners (docs/solve.md). Throws InvalidInput for bad counts.
-PanelSet discretise(const Contours& contours, const ElectrostaticOptions& options);
+/// Panels for validated contours: options.panels, options.panel_size or the default count
+/// (feature- and proximity-based), each piece's count times 2^level, graded toward open ends,
+/// corners and junctions (docs/solve.md); dielectric region boundaries cut where they touch
+/// other contours, their pieces along conductors, the ground plane or another region's boundary
+/// dropped, and the permittivity of both sides of every panel found. `vacuum`: conductors only,
+/// every eps_r = 1. Throws InvalidInput for bad counts.
+PanelSet discretise(const Contours& contours, const ElectrostaticOptions& options, int level = 0,
+                    bool vacuum = false);
 
 /// The panels in metres.
 Panels to_metres(const PanelSet& panels);

@@ -88,6 +88,7 @@ GmresResult gmres(const LinearMap& a, const LinearMap& precondition, const std::
       ++k;
       ++result.iterations;
       result.history.push_back(std::abs(g[k]) / bnorm);
+      if (o.on_iteration) o.on_iteration(result.iterations, result.history.back());
       // Stop the cycle at the tolerance, or on breakdown (the Krylov space is invariant: exact).
       if (result.history.back() <= o.tol || next == 0) break;
     }

@@ -15,6 +15,8 @@ struct GmresOptions {
   int restart = 50;
   int max_iterations = 5000;
   int threads = 1;  ///< OpenMP team of the vector operations (long vectors only)
+  /// Called after every iteration with its count and residual estimate; may be empty.
+  std::function<void(int iteration, double residual)> on_iteration;
 };
 
 struct GmresResult {

@@ -16,45 +16,82 @@ namespace {
 
 // Loops over fewer items than this run on one thread: a parallel region would cost more.
 constexpr std::size_t kParallelFrom = 20000;
+constexpr double kPi = 3.14159265358979323846;
 
-// Sources of the fast path: the Gauss-Legendre nodes of every panel.
-void gauss_nodes(const PanelSet& ps, const GaussRule& rule, std::vector<double>* sx,
-                 std::vector<double>* sy, std::vector<double>* weight) {
-  const std::size_t n = ps.size(), m = rule.t.size();
-  sx->resize(n * m);
-  sy->resize(n * m);
-  weight->resize(n * m);
-  for (std::size_t j = 0; j < n; ++j) {
-    const Segment& s = ps.seg[j];
+// Sources of the fast path: the Gauss-Legendre nodes of every column (panels, then images).
+void gauss_nodes(const PanelSet& ps, std::size_t columns, const GaussRule& rule,
+                 std::vector<double>* sx, std::vector<double>* sy, std::vector<double>* weight) {
+  const std::size_t m = rule.t.size();
+  sx->resize(columns * m);
+  sy->resize(columns * m);
+  weight->resize(columns * m);
+  for (std::size_t j = 0; j < columns; ++j) {
+    const Segment s = column_segment(ps, j);
+    const double h = ps.h[j % ps.size()];
     for (std::size_t k = 0; k < m; ++k) {
       const double t = 0.5 * (1 + rule.t[k]);  // [-1, 1] -> [0, 1]
       (*sx)[j * m + k] = s.x0 + (s.x1 - s.x0) * t;
       (*sy)[j * m + k] = s.y0 + (s.y1 - s.y0) * t;
-      (*weight)[j * m + k] = 0.5 * ps.h[j] * rule.w[k];
+      (*weight)[j * m + k] = 0.5 * h * rule.w[k];
     }
   }
 }
 
 }  // namespace
 
+Segment column_segment(const PanelSet& ps, std::size_t j) {
+  const std::size_t n = ps.size();
+  if (j < n) return ps.seg[j];
+  const Segment& s = ps.seg[j - n];
+  const double y2 = 2 * ps.mirror_y;
+  return {s.x0, y2 - s.y0, s.x1, y2 - s.y1};
+}
+
+double system_entry(const PanelSet& ps, std::size_t i, std::size_t j) {
+  const std::size_t n = ps.size();
+  const double x = ps.xm[i], y = ps.ym[i];
+  if (!ps.is_interface(i)) {
+    double v = -panel_log_integral(ps.seg[j], x, y);
+    if (ps.mirror) v += panel_log_integral(column_segment(ps, j + n), x, y);
+    return v;
+  }
+  double gx, gy;
+  panel_log_gradient(ps.seg[j], x, y, &gx, &gy);
+  if (ps.mirror) {
+    double hx, hy;
+    panel_log_gradient(column_segment(ps, j + n), x, y, &hx, &hy);
+    gx -= hx;
+    gy -= hy;
+  }
+  const double lambda =
+      (ps.eps_left[i] - ps.eps_right[i]) / (ps.eps_left[i] + ps.eps_right[i]);
+  return (i == j ? kPi : 0.0) + lambda * (ps.nx[i] * gx + ps.ny[i] * gy);
+}
+
 SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
                          const std::vector<double>& ty, const Options& fmm, int nodes,
                          double near_radius, bool field)
     : panels_(ps),
+      columns_(ps.mirror ? 2 * ps.size() : ps.size()),
       nodes_(static_cast<std::size_t>(nodes)),
       field_(field),
       threads_(team_size(fmm.threads)) {
   std::vector<double> sx, sy;
   timed(&seconds_setup_fmm, [&] {
-    gauss_nodes(ps, gauss_legendre(nodes), &sx, &sy, &weight_);
+    gauss_nodes(ps, columns_, gauss_legendre(nodes), &sx, &sy, &weight_);
     Options o = fmm;
     o.field = field;
     fmm_ = std::make_unique<Solver>(sx, sy, tx, ty, o);
   });
   timed(&seconds_setup_near, [&] {
-    std::vector<double> radius(ps.size());
-    for (std::size_t j = 0; j < ps.size(); ++j) radius[j] = near_radius * ps.h[j];
-    near_ = near_pairs(tx, ty, ps.xm, ps.ym, radius, threads_);
+    std::vector<double> cx(columns_), cy(columns_), radius(columns_);
+    for (std::size_t j = 0; j < columns_; ++j) {
+      const Segment s = column_segment(ps, j);
+      cx[j] = 0.5 * (s.x0 + s.x1);
+      cy[j] = 0.5 * (s.y0 + s.y1);
+      radius[j] = near_radius * ps.h[j % ps.size()];
+    }
+    near_ = near_pairs(tx, ty, cx, cy, radius, threads_);
     if (field) {
       near_gx_.assign(near_.col.size(), 0.0);
       near_gy_.assign(near_.col.size(), 0.0);
@@ -74,7 +111,7 @@ SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
             log_pair(tx[i], ty[i], sx[k], sy[k], weight_[k], &phi);
           }
         }
-        const Segment& s = ps.seg[j];
+        const Segment s = column_segment(ps, j);
         near_.val[e] = panel_log_integral(s, tx[i], ty[i]) - phi;
         if (field) {
           double gx = 0, gy = 0;
@@ -85,7 +122,8 @@ SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
       }
     }
   });
-  q_.resize(ps.size() * nodes_);
+  u_.resize(columns_);
+  q_.resize(columns_ * nodes_);
   if (field) {
     ex_.resize(tx.size());
     ey_.resize(tx.size());
@@ -93,14 +131,17 @@ SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
 }
 
 void SingleLayer::apply(const double* u, double* phi, double* gx, double* gy) {
-  const bool field = field_;
+  const bool field = field_ && gx != nullptr;
   timed(&seconds_fmm, [&] {
     const std::size_t m = nodes_, n = panels_.size();
-#pragma omp parallel for schedule(static) num_threads(threads_) if (n >= kParallelFrom)
-    for (std::size_t j = 0; j < n; ++j) {
-      for (std::size_t k = 0; k < m; ++k) q_[j * m + k] = u[j] * weight_[j * m + k];
+    // Column densities: the panels', and over a ground plane their images', negated.
+    std::copy(u, u + n, u_.begin());
+    for (std::size_t j = n; j < columns_; ++j) u_[j] = -u[j - n];
+#pragma omp parallel for schedule(static) num_threads(threads_) if (columns_ >= kParallelFrom)
+    for (std::size_t j = 0; j < columns_; ++j) {
+      for (std::size_t k = 0; k < m; ++k) q_[j * m + k] = u_[j] * weight_[j * m + k];
     }
-    fmm_->evaluate(q_.data(), phi, field ? ex_.data() : nullptr, field ? ey_.data() : nullptr);
+    fmm_->evaluate(q_.data(), phi, field_ ? ex_.data() : nullptr, field_ ? ey_.data() : nullptr);
   });
   timed(&seconds_near, [&] {
     const std::size_t rows = near_.rows();
@@ -108,7 +149,7 @@ void SingleLayer::apply(const double* u, double* phi, double* gx, double* gy) {
     for (std::size_t i = 0; i < rows; ++i) {
       double p = 0, x = 0, y = 0;
       for (std::size_t e = near_.start[i]; e < near_.start[i + 1]; ++e) {
-        const double uj = u[near_.col[e]];
+        const double uj = u_[near_.col[e]];
         p += near_.val[e] * uj;
         if (field) {
           x += near_gx_[e] * uj;
@@ -125,13 +166,12 @@ void SingleLayer::apply(const double* u, double* phi, double* gx, double* gy) {
   ++products;
 }
 
-void dense_single_layer(const PanelSet& ps, std::vector<double>* a, int threads) {
+void dense_system(const PanelSet& ps, std::vector<double>* a, int threads) {
   const std::size_t n = ps.size();
   a->resize(n * n);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (std::size_t j = 0; j < n; ++j) {
-    for (std::size_t i = 0; i < n; ++i)
-      (*a)[j * n + i] = panel_log_integral(ps.seg[j], ps.xm[i], ps.ym[i]);
+    for (std::size_t i = 0; i < n; ++i) (*a)[j * n + i] = system_entry(ps, i, j);
   }
 }
 
@@ -147,15 +187,13 @@ struct Preconditioner::Blocks {
 };
 
 Preconditioner::Preconditioner(const PanelSet& ps, const std::string& kind, int block_size,
-                               int overlap, double weight, int threads)
-    : n_(ps.size()), threads_(team_size(threads)) {
+                               int overlap, bool bordered, double weight, int threads)
+    : n_(ps.size()), bordered_(bordered), threads_(team_size(threads)) {
   if (kind == "none") return;
   if (kind == "diagonal") {
-    // (-S)_jj = -h_j (log(h_j / 2) - 1), the self integral at the centre.
+    // A_jj: on a conductor the self integral at the centre, -h_j (log(h_j / 2) - 1).
     inverse_diagonal_.resize(n_);
-    for (std::size_t j = 0; j < n_; ++j) {
-      inverse_diagonal_[j] = -1.0 / (ps.h[j] * (std::log(0.5 * ps.h[j]) - 1));
-    }
+    for (std::size_t j = 0; j < n_; ++j) inverse_diagonal_[j] = 1.0 / system_entry(ps, j, j);
     return;
   }
   // Runs of block_size panels along each contour (a contour's last run takes the rest when it
@@ -193,18 +231,18 @@ Preconditioner::Preconditioner(const PanelSet& ps, const std::string& kind, int 
     const std::size_t m = idx.size();
     Eigen::MatrixXd a(m, m);
     for (std::size_t c = 0; c < m; ++c) {
-      for (std::size_t r = 0; r < m; ++r) {
-        a(r, c) = -panel_log_integral(ps.seg[idx[c]], ps.xm[idx[r]], ps.ym[idx[r]]);
-      }
+      for (std::size_t r = 0; r < m; ++r) a(r, c) = system_entry(ps, idx[r], idx[c]);
     }
     blocks[k].lu.compute(a);
   }
-  // The border's elimination needs g = B^-1 1 and s = w h^T g.
+  if (!bordered_) return;
+  // The border's elimination needs g = B^-1 e and s = w h^T g.
   wh_.resize(n_);
   for (std::size_t j = 0; j < n_; ++j) wh_[j] = weight * ps.h[j];
-  const std::vector<double> ones(n_, 1.0);
+  std::vector<double> e(n_);
+  for (std::size_t j = 0; j < n_; ++j) e[j] = ps.is_interface(j) ? 0.0 : 1.0;
   g_.resize(n_);
-  apply_b(ones.data(), g_.data());
+  apply_b(e.data(), g_.data());
   s_ = 0;
   for (std::size_t j = 0; j < n_; ++j) s_ += wh_[j] * g_[j];
 }
@@ -235,6 +273,10 @@ void Preconditioner::apply_b(const double* r, double* z) const {
 }
 
 void Preconditioner::apply(const double* r, double* z) const {
+  if (!bordered_) {
+    apply_b(r, z);
+    return;
+  }
   if (!blocks_) {  // none, diagonal: the border as it is
     apply_b(r, z);
     z[n_] = r[n_];

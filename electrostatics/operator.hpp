@@ -22,7 +22,8 @@ namespace mlfma2d::es {
 
 class SingleLayer {
  public:
-  /// Targets (tx, ty) in normalised coordinates; `field`: also grad (S u).
+  /// Targets (tx, ty) in normalised coordinates; `field`: also grad (S u). Over a ground plane
+  /// (panels.mirror) every panel has a negated image: S then means S - S*.
   SingleLayer(const PanelSet& panels, const std::vector<double>& tx, const std::vector<double>& ty,
               const Options& fmm, int nodes, double near_radius, bool field);
   /// phi = S u at the targets; with field, gx, gy = grad_x (S u) (else may be null).
@@ -31,28 +32,39 @@ class SingleLayer {
   const TreeStats& stats() const { return fmm_->stats(); }
   const AutoChoice& auto_choice() const { return fmm_->auto_choice(); }
   std::size_t near_entries() const { return near_.col.size(); }
+  bool field() const { return field_; }
   std::size_t products = 0;
   double seconds_fmm = 0, seconds_near = 0;  ///< all products together
   double seconds_setup_near = 0, seconds_setup_fmm = 0;
 
  private:
   const PanelSet& panels_;
-  std::vector<double> weight_;  ///< (h_j / 2) w_k, node after node
+  std::size_t columns_;         ///< panels, and their images over a ground plane
+  std::vector<double> weight_;  ///< (h_j / 2) w_k, node after node, column after column
   std::size_t nodes_;
   bool field_;
   int threads_;
   std::unique_ptr<Solver> fmm_;
-  SparseRows near_;                        ///< C_ij for the potential
+  SparseRows near_;                        ///< C_ij for the potential (columns: as above)
   std::vector<double> near_gx_, near_gy_;  ///< the same for the gradient (field only)
-  std::vector<double> q_, ex_, ey_;        ///< work arrays
+  std::vector<double> u_, q_, ex_, ey_;    ///< work arrays (u_: the densities of every column)
 };
 
-/// The full matrix I_j(x_i) at the panel centres, all entries analytic (the dense method).
-/// Column-major n x n in `a` (resized).
-void dense_single_layer(const PanelSet& panels, std::vector<double>* a, int threads);
+/// The segment of column j of the system (j >= n: the image of panel j - n in the plane).
+Segment column_segment(const PanelSet& panels, std::size_t j);
 
-/// \brief Right preconditioner of the bordered system [-S 1; w h^T 0] (operator above, the
-/// constant c and the weighted total-charge row). B ~ -S is one of:
+/// One entry of the system's panel block, analytic: row i, unknown j (images included),
+///   conductor row:  -(I_j(x_i) - I_j*(x_i))
+///   interface row:  pi delta_ij + lambda_i n_i . grad (I_j - I_j*)(x_i),
+///                   lambda = (eps_left - eps_right) / (eps_left + eps_right).
+double system_entry(const PanelSet& panels, std::size_t i, std::size_t j);
+
+/// The system's panel block (every entry analytic: the dense method). Column-major n x n in `a`.
+void dense_system(const PanelSet& panels, std::vector<double>* a, int threads);
+
+/// \brief Right preconditioner of the system [A e; w h^T 0] (A the panel block of system_entry,
+/// e = 1 on conductor rows: the constant c; the weighted total-charge row), or of A alone over a
+/// ground plane (no border). B ~ A is one of:
 ///  - "block": restricted additive Schwarz (Cai & Sarkis 1999) on runs of block_size neighbouring
 ///    panels of one contour: each run is solved together with `overlap` panels on either side
 ///    (wrapping around closed contours; its LU factored once) and only the run's own values are
@@ -66,10 +78,11 @@ void dense_single_layer(const PanelSet& panels, std::vector<double>* a, int thre
 ///  - "none": the identity.
 class Preconditioner {
  public:
+  /// bordered: with the constant and charge row (weight w); else A alone.
   Preconditioner(const PanelSet& panels, const std::string& kind, int block_size, int overlap,
-                 double weight, int threads);
+                 bool bordered, double weight, int threads);
   ~Preconditioner();
-  /// r, z: n + 1 entries (panels, then the border).
+  /// r, z: n + 1 entries (panels, then the border), or n without the border.
   void apply(const double* r, double* z) const;
 
  private:
@@ -78,9 +91,10 @@ class Preconditioner {
   std::unique_ptr<Blocks> blocks_;
   std::vector<double> inverse_diagonal_;
   std::vector<double> wh_;  ///< w h_j: the border row (block)
-  std::vector<double> g_;   ///< B^-1 1 (block)
+  std::vector<double> g_;   ///< B^-1 e (block)
   double s_ = 1;            ///< w h^T B^-1 1
   std::size_t n_;
+  bool bordered_;
   int threads_;
 };
 

@@ -1,40 +1,45 @@
-// The electrostatic solve: the bordered collocation system, its right-hand sides, GMRES (or a
-// dense LU), and the physical quantities.
+// The electrostatic solve: the collocation system on one mesh, its right-hand sides, GMRES (or a
+// dense LU), the physical quantities, and the refinement to an accuracy target.
 //
-// Normalised units (x' = (x - centre) / L, L = the contours' extent): with u = L sigma / (2 pi eps)
-// (volts) the potential is phi(x) = -(S u)(x') - log(L) Q / (2 pi eps) + c, S the single-layer
-// operator of operator.hpp. Unknowns u_1..u_N and c' = c - log(L) Q / (2 pi eps):
-//   -(S u)_i + c'          = V_i                 (i = 1..N, the panel centres)
-//   w sum_j h'_j u_j       = w Q / (2 pi eps)    (the total charge; 0 for K >= 2)
-// The last row is weighted by w = sqrt(N) / perimeter' so that it counts like the N rows above in
-// ||b - A x|| (otherwise a small relative residual would leave the total charge loose).
+// Normalised units (x' = (x - centre) / L, L = the contours' extent). The unknown is the total
+// charge (free + polarisation) in vacuum, u = L sigma_t / (2 pi eps0) (volts), on every conductor
+// and interface panel; the potential is phi(x) = -(S u)(x') - log(L) T + c, S the single-layer
+// operator of operator.hpp (S - S* over a ground plane, where T = 0 and c = 0), T = sum h'_j u_j.
+// Rows (system_entry has them entry by entry):
+//   conductor panel i:   -(S u)_i + c'                         = V_i
+//   interface panel i:   pi u_i + lambda_i n_i . grad (S u)_i  = 0
+//   without ground plane: w sum_j h'_j u_j = w Q / (2 pi eps0 eps_b)  (the total; 0 for K >= 2)
+// c' = c - log(L) T. The charge row is weighted by w = sqrt(N) / perimeter' so that it counts like
+// the N rows above in ||b - A x||. The free charge density of a conductor panel (both faces):
+//   sigma_f = (2 pi eps0 / L) [(eps_l + eps_r) / 2 u + (eps_l - eps_r) / (2 pi) n . grad (S u)].
 #include <omp.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "electrostatics/geometry.hpp"
 #include "electrostatics/gmres.hpp"
+#include "electrostatics/lines.hpp"
+#include "electrostatics/near.hpp"
 #include "electrostatics/operator.hpp"
 #include "tree/threads.hpp"
 #include "tree/timer.hpp"
 
 namespace mlfma2d {
 
+using es::num;
 using es::PanelSet;
 
 namespace {
 
-constexpr double kTwoPi = 6.28318530717958647692;
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kTwoPi = 2 * kPi;
 // The dense method stores its matrix and LU: 2 (N + 1)^2 doubles, 1 GB at 8000.
 constexpr std::size_t kMaxDensePanels = 8000;
-
-std::string num(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", v);
-  return buffer;
-}
+// Vectors shorter than this are summed on one thread.
+constexpr std::size_t kParallelFrom = 20000;
 
 void check_options(const ElectrostaticOptions& o) {
   auto positive = [](double v) { return std::isfinite(v) && v > 0; };
@@ -81,21 +86,35 @@ void check_options(const ElectrostaticOptions& o) {
   if (o.fmm.eps != 0 && !(o.fmm.eps > 0 && o.fmm.eps < 1)) {
     throw InvalidInput("FMM eps = " + num(o.fmm.eps) + ": expected 0 < eps < 1 (or 0: from tol)");
   }
+  if (!(std::isfinite(o.accuracy) && o.accuracy >= 0 && o.accuracy < 1)) {
+    throw InvalidInput("accuracy = " + num(o.accuracy) +
+                       ": expected 0 < accuracy < 1 (relative), or 0: one mesh, no estimate");
+  }
+  if (o.max_panels < 1) throw InvalidInput("max_panels must be >= 1");
+  if (o.ground_plane && !std::isfinite(o.ground_plane_y)) {
+    throw InvalidInput("ground_plane_y = " + num(o.ground_plane_y) + ": expected a finite y (m)");
+  }
 }
 
 void check_conductors(const ElectrostaticOptions& o, int k) {
-  if (k == 1) {
+  if (o.ground_plane) {
+    if (o.reference != 0) {
+      throw InvalidInput("reference conductor " + std::to_string(o.reference) +
+                         ": over a ground plane the plane is the reference; every conductor is " +
+                         "a signal conductor");
+    }
+  } else if (k == 1) {
     if (o.reference != 0) {
       throw InvalidInput("reference conductor " + std::to_string(o.reference) +
                          " is out of range: there is 1 conductor (0)");
     }
     if (!o.potentials.empty()) {
       throw InvalidInput("one conductor: its total charge is given, not its potential (got " +
-                         std::to_string(o.potentials.size()) + " potential(s))");
+                         std::to_string(o.potentials.size()) + " potential(s)); over a " +
+                         "ground plane it has a potential");
     }
     return;
-  }
-  if (o.reference < 0 || o.reference >= k) {
+  } else if (o.reference < 0 || o.reference >= k) {
     throw InvalidInput("reference conductor " + std::to_string(o.reference) +
                        " is out of range: there are " + std::to_string(k) + " conductors (0.." +
                        std::to_string(k - 1) + ")");
@@ -111,74 +130,193 @@ void check_conductors(const ElectrostaticOptions& o, int k) {
   }
 }
 
-}  // namespace
+// The closest approach of two different contours relative to the panels there: where the
+// distance is below the panel length, the collocation cannot resolve the gap.
+std::string narrow_gap(const PanelSet& ps) {
+  const es::PointTree tree(ps.xm, ps.ym);
+  double worst = 1e300, distance = 0, length = 0;
+  int a = -1, b = -1;
+  std::vector<std::uint32_t> near;
+  for (std::size_t j = 0; j < ps.size(); ++j) {
+    near.clear();
+    tree.within(ps.xm[j], ps.ym[j], 2 * ps.h[j], &near);
+    for (std::uint32_t i : near) {
+      if (ps.contour[i] == ps.contour[j]) continue;
+      const double d = std::hypot(ps.xm[i] - ps.xm[j], ps.ym[i] - ps.ym[j]);
+      const double h = std::max(ps.h[i], ps.h[j]);
+      if (d / h < worst && d > 0.5 * (ps.h[i] + ps.h[j]) * 1e-3) {
+        worst = d / h;
+        distance = d;
+        length = h;
+        a = ps.contour[j];
+        b = ps.contour[i];
+      }
+    }
+  }
+  if (a < 0 || worst >= 1) return "";
+  return "; contours " + std::to_string(std::min(a, b)) + " and " + std::to_string(std::max(a, b)) +
+         " come within " + num(distance * ps.frame.scale) + " m of each other where panels are " +
+         num(length * ps.frame.scale) + " m long: refine there (smaller --panel-size, or " +
+         "--accuracy, which refines until the capacitance converges)";
+}
 
-struct ElectrostaticSolver::Impl {
-  ElectrostaticOptions opt;
+// One mesh: its panels, the operator, the preconditioner, and the system on them.
+struct Mesh {
   PanelSet ps;
-  Panels panels;
-  int k = 0;       // conductors
-  double eps = 0;  // permittivity, F/m
-  double fmm_eps = 0;
-  double row_weight = 1;       // w above
-  int threads = 1;             // OpenMP team of every loop
-  std::string preconditioner;  // the kind used (auto resolved)
+  bool bordered = true;  // the constant c and the charge row (no ground plane)
+  double row_weight = 1;
+  int threads = 1;
+  std::string preconditioner;
   std::unique_ptr<es::SingleLayer> op;
   std::unique_ptr<es::Preconditioner> pre;
-  std::unique_ptr<Eigen::MatrixXd> dense_a;  // the dense method's matrix (for residuals)
+  std::unique_ptr<Eigen::MatrixXd> dense_a;                     // the dense method's matrix
   std::unique_ptr<Eigen::PartialPivLU<Eigen::MatrixXd>> dense;  // and its LU
-  ElectrostaticTimings timings;
-  std::vector<double> phi;  // work: S u
+  std::vector<double> phi, gx, gy;                              // work
+  ElectrostaticTimings setup;
 
   std::size_t n() const { return ps.size(); }
+  std::size_t size() const { return n() + (bordered ? 1 : 0); }
 
-  // y = A x for the bordered system.
+  Mesh(const Contours& contours, const ElectrostaticOptions& o, int level, bool vacuum,
+       double fmm_eps, int threads_) {
+    threads = threads_;
+    timed(&setup.discretise, [&] { ps = es::discretise(contours, o, level, vacuum); });
+    bordered = !ps.mirror;
+    row_weight = std::sqrt(double(n())) / ps.perimeter;
+    const bool field = ps.interfaces || ps.two_sided;
+    if (o.method == "dense") {
+      if (n() > kMaxDensePanels) {
+        throw InvalidInput("method dense: " + std::to_string(n()) + " panels is more than the " +
+                           std::to_string(kMaxDensePanels) + " it stores; use method fmm");
+      }
+      timed(&setup.preconditioner, [&] {  // the factorisation stands in for the set-up
+        const std::size_t N = n(), M = size();
+        std::vector<double> s;
+        es::dense_system(ps, &s, threads);
+        dense_a = std::make_unique<Eigen::MatrixXd>(M, M);
+        Eigen::MatrixXd& a = *dense_a;
+        a.topLeftCorner(N, N) = Eigen::Map<Eigen::MatrixXd>(s.data(), N, N);
+        if (bordered) {
+          for (std::size_t i = 0; i < N; ++i) a(i, N) = ps.is_interface(i) ? 0.0 : 1.0;
+          for (std::size_t j = 0; j < N; ++j) a(N, j) = row_weight * ps.h[j];
+          a(N, N) = 0;
+        }
+        dense = std::make_unique<Eigen::PartialPivLU<Eigen::MatrixXd>>(a);
+      });
+      return;
+    }
+    Options fmm = o.fmm;
+    fmm.eps = fmm_eps;
+    op = std::make_unique<es::SingleLayer>(ps, ps.xm, ps.ym, fmm, o.quadrature_nodes,
+                                           o.near_radius, field);
+    setup.fmm_setup = op->seconds_setup_fmm;
+    setup.near = op->seconds_setup_near;
+    phi.resize(n());
+    if (field) {
+      gx.resize(n());
+      gy.resize(n());
+    }
+    // auto = block: on graded meshes it is 3x or more better than the others; on smooth ones
+    // none can be as good, or 10x worse (a 512-gon coax at 32k panels: 106 iterations against
+    // 6), and block is never far from it (docs/solve.md, section 9).
+    preconditioner = o.preconditioner == "auto" ? "block" : o.preconditioner;
+    timed(&setup.preconditioner, [&] {
+      pre = std::make_unique<es::Preconditioner>(ps, preconditioner, o.block_size,
+                                                 o.block_overlap, bordered, row_weight, threads);
+    });
+  }
+
+  // grad (S u) at panel i, analytic (the dense method).
+  void dense_gradient(const double* u, std::size_t i, double* x, double* y) const {
+    *x = *y = 0;
+    for (std::size_t j = 0; j < n(); ++j) {
+      double ax, ay;
+      panel_log_gradient(ps.seg[j], ps.xm[i], ps.ym[i], &ax, &ay);
+      if (ps.mirror) {
+        double bx, by;
+        panel_log_gradient(es::column_segment(ps, j + n()), ps.xm[i], ps.ym[i], &bx, &by);
+        ax -= bx;
+        ay -= by;
+      }
+      *x += u[j] * ax;
+      *y += u[j] * ay;
+    }
+  }
+
+  // y = A x.
   void system(const double* x, double* y) {
     const std::size_t N = n();
     if (dense) {
-      Eigen::Map<Eigen::VectorXd>(y, N + 1) =
-          *dense_a * Eigen::Map<const Eigen::VectorXd>(x, N + 1);
+      Eigen::Map<Eigen::VectorXd>(y, size()) = *dense_a * Eigen::Map<const Eigen::VectorXd>(x, size());
       return;
     }
-    op->apply(x, phi.data(), nullptr, nullptr);
+    const bool field = ps.interfaces;
+    op->apply(x, phi.data(), field ? gx.data() : nullptr, field ? gy.data() : nullptr);
+    const double c = bordered ? x[N] : 0.0;
     double charge = 0;
-#pragma omp parallel for reduction(+ : charge) schedule(static) num_threads(threads) if (N >= 20000)
+#pragma omp parallel for reduction(+ : charge) schedule(static) num_threads(threads) \
+    if (N >= kParallelFrom)
     for (std::size_t i = 0; i < N; ++i) {
-      y[i] = -phi[i] + x[N];
+      if (ps.is_interface(i)) {
+        const double el = ps.eps_left[i], er = ps.eps_right[i];
+        y[i] = kPi * x[i] + (el - er) / (el + er) * (ps.nx[i] * gx[i] + ps.ny[i] * gy[i]);
+      } else {
+        y[i] = -phi[i] + c;
+      }
       charge += ps.h[i] * x[i];
     }
-    y[N] = row_weight * charge;
+    if (bordered) y[N] = row_weight * charge;
   }
 
-  // Right-hand side: V_i at every panel of conductor i, and the weighted total charge.
+  // V_i on the panels of conductor i, 0 on interfaces, and the weighted total charge.
   std::vector<double> rhs(const std::vector<double>& potentials, double charge_n) const {
-    std::vector<double> b(n() + 1);
-    for (std::size_t i = 0; i < n(); ++i) b[i] = potentials[ps.conductor[i]];
-    b[n()] = row_weight * charge_n;
+    std::vector<double> b(size(), 0.0);
+    for (std::size_t i = 0; i < n(); ++i) {
+      if (!ps.is_interface(i)) b[i] = potentials[ps.conductor[i]];
+    }
+    if (bordered) b[n()] = row_weight * charge_n;
     return b;
   }
 
-  SolveStats solve(const std::vector<double>& b, std::vector<double>* x) {
+  double residual(const std::vector<double>& b, const std::vector<double>& x) {
+    std::vector<double> ax(size());
+    system(x.data(), ax.data());
+    double num2 = 0, den2 = 0;
+    for (std::size_t i = 0; i < size(); ++i) {
+      num2 += (b[i] - ax[i]) * (b[i] - ax[i]);
+      den2 += b[i] * b[i];
+    }
+    return den2 > 0 ? std::sqrt(num2 / den2) : std::sqrt(num2);
+  }
+
+  SolveStats solve(const std::vector<double>& b, std::vector<double>* x,
+                   const ElectrostaticOptions& o, const std::string& what) {
     SolveStats st;
     if (dense) {
-      *x = std::vector<double>(n() + 1);
-      Eigen::Map<Eigen::VectorXd>(x->data(), n() + 1) =
-          dense->solve(Eigen::Map<const Eigen::VectorXd>(b.data(), n() + 1));
+      *x = std::vector<double>(size());
+      Eigen::Map<Eigen::VectorXd>(x->data(), size()) =
+          dense->solve(Eigen::Map<const Eigen::VectorXd>(b.data(), size()));
       st.residual = residual(b, *x);
       return st;
     }
     es::GmresOptions g;
-    g.tol = opt.tol;
-    g.restart = opt.restart;
-    g.max_iterations = opt.max_iterations;
+    g.tol = o.tol;
+    g.restart = o.restart;
+    g.max_iterations = o.max_iterations;
     g.threads = threads;
+    if (o.progress) {
+      g.on_iteration = [&](int it, double r) {
+        o.progress(what + ": iteration " + std::to_string(it) + ", residual " + num(r));
+      };
+    }
     const es::GmresResult r =
         es::gmres([this](const double* in, double* out) { system(in, out); },
                   [this](const double* in, double* out) { pre->apply(in, out); }, b, x, g);
     if (!r.converged) {
-      throw RuntimeFailure("GMRES did not reach the relative residual " + num(opt.tol) + " in " +
+      throw RuntimeFailure("GMRES did not reach the relative residual " + num(o.tol) + " in " +
                            std::to_string(r.iterations) + " iterations (residual " +
-                           num(r.residual) + "); raise the iteration limit or the tolerance");
+                           num(r.residual) + ")" + narrow_gap(ps) +
+                           "; else raise the iteration limit or the tolerance");
     }
     st.iterations = r.iterations;
     st.residual = r.residual;
@@ -186,23 +324,126 @@ struct ElectrostaticSolver::Impl {
     return st;
   }
 
-  double residual(const std::vector<double>& b, const std::vector<double>& x) {
-    std::vector<double> ax(n() + 1);
-    system(x.data(), ax.data());
-    double num2 = 0, den2 = 0;
-    for (std::size_t i = 0; i <= n(); ++i) {
-      num2 += (b[i] - ax[i]) * (b[i] - ax[i]);
-      den2 += b[i] * b[i];
+  // Free charge per conductor (C/m) of the densities x, and with `sigma` the free charge density
+  // of each conductor panel (C/m^2; interface panels: the total, i.e. the polarisation charge).
+  std::vector<double> free_charges(const std::vector<double>& x, int conductors,
+                                   std::vector<double>* sigma = nullptr) {
+    const std::size_t N = n();
+    std::vector<double> ngrad(N, 0.0);  // n . grad (S u) where the sides differ
+    if (ps.two_sided) {
+      if (dense) {
+        for (std::size_t i = 0; i < N; ++i) {
+          if (ps.is_interface(i) || ps.eps_left[i] == ps.eps_right[i]) continue;
+          double a, b;
+          dense_gradient(x.data(), i, &a, &b);
+          ngrad[i] = ps.nx[i] * a + ps.ny[i] * b;
+        }
+      } else {
+        op->apply(x.data(), phi.data(), gx.data(), gy.data());
+        for (std::size_t i = 0; i < N; ++i) ngrad[i] = ps.nx[i] * gx[i] + ps.ny[i] * gy[i];
+      }
     }
-    return den2 > 0 ? std::sqrt(num2 / den2) : std::sqrt(num2);
-  }
-
-  // Charges per conductor (C/m) of normalised densities u: Q = 2 pi eps sum h'_j u_j.
-  std::vector<double> charges(const std::vector<double>& x) const {
-    std::vector<double> q(k, 0.0);
-    for (std::size_t j = 0; j < n(); ++j) q[ps.conductor[j]] += kTwoPi * eps * ps.h[j] * x[j];
+    std::vector<double> q(conductors, 0.0);
+    if (sigma) sigma->assign(N, 0.0);
+    const double scale = ps.frame.scale;
+    for (std::size_t j = 0; j < N; ++j) {
+      double f = x[j];  // the free density in units of the total one (interfaces: the total)
+      if (!ps.is_interface(j)) {
+        const double el = ps.eps_left[j], er = ps.eps_right[j];
+        f = 0.5 * (el + er) * x[j] + (el - er) / kTwoPi * ngrad[j];
+        q[ps.conductor[j]] += kTwoPi * kEpsilon0 * ps.h[j] * f;
+      }
+      if (sigma) (*sigma)[j] = kTwoPi * kEpsilon0 * f / scale;
+    }
     return q;
   }
+};
+
+// The figures an accuracy-driven solve watches: C (and C0) relative to their diagonals, else the
+// conductors' potentials (one conductor) or charges, relative to their largest.
+double change(const ElectrostaticSolution& a, const ElectrostaticSolution& b) {
+  double worst = 0;
+  auto matrix = [&](const std::vector<std::vector<double>>& p,
+                    const std::vector<std::vector<double>>& q) {
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      for (std::size_t j = 0; j < p.size(); ++j) {
+        const double d = std::sqrt(std::abs(q[i][i] * q[j][j]));
+        worst = std::max(worst, std::abs(p[i][j] - q[i][j]) / d);
+      }
+    }
+  };
+  if (!a.capacitance.empty()) {
+    matrix(a.capacitance, b.capacitance);
+    matrix(a.line.capacitance_vacuum, b.line.capacitance_vacuum);
+    return worst;
+  }
+  const std::vector<double>& p = a.charge.size() == 1 ? a.potentials : a.charge;
+  const std::vector<double>& q = a.charge.size() == 1 ? b.potentials : b.charge;
+  double big = 0;
+  for (double v : q) big = std::max(big, std::abs(v));
+  for (std::size_t i = 0; i < p.size(); ++i)
+    worst = std::max(worst, std::abs(p[i] - q[i]) / (big > 0 ? big : 1.0));
+  return worst;
+}
+
+}  // namespace
+
+struct ElectrostaticSolver::Impl {
+  ElectrostaticOptions opt;
+  Contours contours;
+  int k = 0;  // conductors
+  double fmm_eps = 0;
+  int threads = 1;
+  int level = 0;
+  std::unique_ptr<Mesh> mesh;
+  Panels panels;
+  ElectrostaticTimings timings;
+
+  void build(int new_level) {
+    level = new_level;
+    mesh.reset();  // the old mesh's memory first
+    mesh = std::make_unique<Mesh>(contours, opt, level, false, fmm_eps, threads);
+    panels = es::to_metres(mesh->ps);
+    const ElectrostaticTimings& s = mesh->setup;
+    timings.discretise = s.discretise;
+    timings.near = s.near;
+    timings.fmm_setup = s.fmm_setup;
+    timings.preconditioner = s.preconditioner;
+  }
+
+  std::vector<int> signals() const {
+    std::vector<int> out;
+    for (int i = 0; i < k; ++i) {
+      if (opt.ground_plane || i != opt.reference) out.push_back(i);
+    }
+    return k == 1 && !opt.ground_plane ? std::vector<int>{} : out;
+  }
+
+  std::string label(const char* what, std::size_t rhs, std::size_t count) const {
+    return std::string(what) + " mesh " + std::to_string(level) + " (" +
+           std::to_string(mesh->n()) + " panels), right-hand side " + std::to_string(rhs + 1) +
+           "/" + std::to_string(count);
+  }
+
+  // The Maxwell matrix of the signal conductors on mesh m: one unit-potential solve each.
+  std::vector<std::vector<double>> capacitance(Mesh& m, const std::vector<int>& sig,
+                                               std::vector<SolveStats>* stats,
+                                               std::vector<std::vector<double>>* unit_x,
+                                               const char* what) {
+    const std::size_t kc = sig.size();
+    std::vector<std::vector<double>> c(kc, std::vector<double>(kc, 0.0));
+    for (std::size_t col = 0; col < kc; ++col) {
+      std::vector<double> unit(k, 0.0), xi;
+      unit[sig[col]] = 1;
+      stats->push_back(m.solve(m.rhs(unit, 0), &xi, opt, label(what, col, kc)));
+      const std::vector<double> q = m.free_charges(xi, k);
+      for (std::size_t row = 0; row < kc; ++row) c[row][col] = q[sig[row]];
+      if (unit_x) unit_x->push_back(std::move(xi));
+    }
+    return c;
+  }
+
+  ElectrostaticSolution solve_mesh();
 };
 
 ElectrostaticSolver::ElectrostaticSolver(const Contours& contours,
@@ -212,53 +453,20 @@ ElectrostaticSolver::ElectrostaticSolver(const Contours& contours,
   const double t0 = now_seconds();
   check_options(options);
   m.opt = options;
+  // Tighter solves than the accuracy asked: their error must not show in the estimate.
+  if (options.accuracy > 0) m.opt.tol = std::min(options.tol, options.accuracy / 100);
   timed(&m.timings.discretise, [&] {
-    validate(contours);
+    validate(contours, options.ground_plane ? options.ground_plane_y : std::nan(""));
     m.k = contours.conductors();
     check_conductors(options, m.k);
-    m.ps = es::discretise(contours, options);
-    m.panels = es::to_metres(m.ps);
   });
-  m.eps = options.eps_r * kEpsilon0;
+  const double validation = m.timings.discretise;
+  m.contours = contours;
   m.threads = team_size(options.fmm.threads);
-  m.row_weight = std::sqrt(double(m.n())) / m.ps.perimeter;
   m.fmm_eps =
-      options.fmm.eps > 0 ? options.fmm.eps : std::min(1e-6, std::max(1e-14, options.tol / 100));
-  if (options.method == "dense") {
-    if (m.n() > kMaxDensePanels) {
-      throw InvalidInput("method dense: " + std::to_string(m.n()) + " panels is more than the " +
-                         std::to_string(kMaxDensePanels) + " it stores; use method fmm");
-    }
-    timed(&m.timings.preconditioner, [&] {  // the factorisation stands in for the set-up
-      const std::size_t N = m.n();
-      std::vector<double> s;
-      es::dense_single_layer(m.ps, &s, m.threads);
-      m.dense_a = std::make_unique<Eigen::MatrixXd>(N + 1, N + 1);
-      Eigen::MatrixXd& a = *m.dense_a;
-      a.topLeftCorner(N, N) = -Eigen::Map<Eigen::MatrixXd>(s.data(), N, N);
-      a.block(0, N, N, 1).setOnes();
-      for (std::size_t j = 0; j < N; ++j) a(N, j) = m.row_weight * m.ps.h[j];
-      a(N, N) = 0;
-      m.dense = std::make_unique<Eigen::PartialPivLU<Eigen::MatrixXd>>(a);
-    });
-  } else {
-    Options fmm = options.fmm;
-    fmm.eps = m.fmm_eps;
-    m.op = std::make_unique<es::SingleLayer>(m.ps, m.ps.xm, m.ps.ym, fmm, options.quadrature_nodes,
-                                             options.near_radius, false);
-    m.timings.fmm_setup = m.op->seconds_setup_fmm;
-    m.timings.near = m.op->seconds_setup_near;
-    m.phi.resize(m.n());
-    // auto: overlapping blocks pay on graded meshes; on uniform ones (smooth contours) none is
-    // best: a dozen iterations from 1e4 to 1e6 panels (docs/solve.md).
-    m.preconditioner = options.preconditioner != "auto" ? options.preconditioner
-                       : m.ps.graded                    ? "block"
-                                                        : "none";
-    timed(&m.timings.preconditioner, [&] {
-      m.pre = std::make_unique<es::Preconditioner>(m.ps, m.preconditioner, options.block_size,
-                                                   options.block_overlap, m.row_weight, m.threads);
-    });
-  }
+      options.fmm.eps > 0 ? options.fmm.eps : std::min(1e-6, std::max(1e-14, m.opt.tol / 100));
+  m.build(0);
+  m.timings.discretise += validation;
   m.timings.total = now_seconds() - t0;
 }
 
@@ -279,79 +487,85 @@ const ElectrostaticTimings& ElectrostaticSolver::timings() const {
   return impl_->timings;
 }
 
-ElectrostaticSolution ElectrostaticSolver::solve() {
-  Impl& m = *impl_;
-  const ElectrostaticOptions& o = m.opt;
+ElectrostaticSolution ElectrostaticSolver::Impl::solve_mesh() {
+  const ElectrostaticOptions& o = opt;
+  Mesh& m = *mesh;
   const std::size_t N = m.n();
   const double scale = m.ps.frame.scale;
-  const double setup = m.timings.total;
-  m.timings.solve = 0;  // this solve's own
+  const double t_solve = now_seconds();
   const std::size_t products0 = m.op ? m.op->products : 0;
   const double fmm0 = m.op ? m.op->seconds_fmm : 0, near0 = m.op ? m.op->seconds_near : 0;
   ElectrostaticSolution s;
   s.eps_r = o.eps_r;
-  s.reference = o.reference;
-  s.fmm_eps = m.op ? m.fmm_eps : 0;
-  s.preconditioner = m.preconditioner;
+  s.ground_plane = o.ground_plane;
+  s.ground_plane_y = o.ground_plane_y;
+  s.reference = o.ground_plane ? -1 : o.reference;
+  s.fmm_eps = m.op ? fmm_eps : 0;
+  s.preconditioner = m.op ? m.preconditioner : "none";
   if (m.op) {
     s.fmm_stats = m.op->stats();
     s.fmm_backend = m.op->auto_choice().backend;
   }
-  std::vector<double> x;  // the solution for `potentials`: u and c'
+  std::vector<double> x;  // the solution for `potentials`
   std::vector<double> b;  // its right-hand side
-  timed(&m.timings.solve, [&] {
-    if (m.k == 1) {
-      const double charge_n = o.total_charge / (kTwoPi * m.eps);
-      b = m.rhs({0.0}, charge_n);
-      s.solves.push_back(m.solve(b, &x));
-      // Gauge: c = c' + log(L) Q / (2 pi eps) and V = 0; report V with c = 0 instead (phi +
-      // Q/(2 pi eps) log|x| -> 0 at infinity): V = -c.
-      s.potentials = {-(x[N] + std::log(scale) * charge_n)};
-      s.offset = 0;
-    } else {
-      s.potentials = o.potentials;
-      if (s.potentials.empty()) {
-        s.potentials.assign(m.k, 1.0);
-        s.potentials[o.reference] = 0;
-      }
-      const double vref = s.potentials[o.reference];
-      std::vector<double> v(m.k);
-      for (int i = 0; i < m.k; ++i) v[i] = s.potentials[i] - vref;
-      if (o.capacitance) {
-        // One unit-potential solve per conductor but the reference; sigma for the given
-        // potentials by superposition (a constant added to every V moves c only).
-        x.assign(N + 1, 0.0);
-        for (int i = 0; i < m.k; ++i) {
-          if (i != o.reference) s.capacitance_conductors.push_back(i);
-        }
-        const std::size_t kc = s.capacitance_conductors.size();
-        s.capacitance.assign(kc, std::vector<double>(kc, 0.0));
-        for (std::size_t col = 0; col < kc; ++col) {
-          std::vector<double> unit(m.k, 0.0), xi;
-          unit[s.capacitance_conductors[col]] = 1;
-          s.solves.push_back(m.solve(m.rhs(unit, 0), &xi));
-          const std::vector<double> q = m.charges(xi);
-          for (std::size_t row = 0; row < kc; ++row)
-            s.capacitance[row][col] = q[s.capacitance_conductors[row]];
-          const double vi = v[s.capacitance_conductors[col]];
-          for (std::size_t j = 0; j <= N; ++j) x[j] += vi * xi[j];
-        }
-        x[N] += vref;
-        b = m.rhs(s.potentials, 0);
-      } else {
-        b = m.rhs(s.potentials, 0);
-        s.solves.push_back(m.solve(b, &x));
-      }
-      s.offset = x[N];  // Q = 0: c = c'
+  const std::vector<int> sig = signals();
+  if (k == 1 && !o.ground_plane) {
+    const double charge_n = o.total_charge / (kTwoPi * kEpsilon0 * o.eps_r);
+    b = m.rhs({0.0}, charge_n);
+    s.solves.push_back(m.solve(b, &x, o, label("solve", 0, 1)));
+    // Gauge: c = c' + log(L) Q / (2 pi eps) and V = 0; report V with c = 0 instead (phi +
+    // Q/(2 pi eps) log|x| -> 0 at infinity): V = -c.
+    s.potentials = {-(x[N] + std::log(scale) * charge_n)};
+    s.offset = 0;
+  } else {
+    s.potentials = o.potentials;
+    if (s.potentials.empty()) {
+      s.potentials.assign(k, 1.0);
+      if (!o.ground_plane) s.potentials[o.reference] = 0;
     }
-    s.residual = m.residual(b, x);
-  });
+    const double vref = o.ground_plane ? 0.0 : s.potentials[o.reference];
+    std::vector<double> v(k);
+    for (int i = 0; i < k; ++i) v[i] = s.potentials[i] - vref;
+    if (o.capacitance) {
+      // One unit-potential solve per signal conductor; sigma for the given potentials by
+      // superposition (a constant added to every V moves c only).
+      std::vector<std::vector<double>> unit_x;
+      s.capacitance_conductors = sig;
+      s.capacitance = capacitance(m, sig, &s.solves, &unit_x, "solve");
+      x.assign(m.size(), 0.0);
+      for (std::size_t col = 0; col < sig.size(); ++col) {
+        for (std::size_t j = 0; j < m.size(); ++j) x[j] += v[sig[col]] * unit_x[col][j];
+      }
+      if (m.bordered) x[N] += vref;
+    } else {
+      b = m.rhs(s.potentials, 0);
+      s.solves.push_back(m.solve(b, &x, o, label("solve", 0, 1)));
+    }
+    if (b.empty()) b = m.rhs(s.potentials, 0);
+    s.offset = m.bordered ? x[N] : 0.0;  // Q = 0: c = c'
+  }
+  s.residual = m.residual(b, x);
   for (const SolveStats& st : s.solves) s.iterations += st.iterations;
-  s.panels = m.panels;
-  s.sigma.resize(N);
-  for (std::size_t j = 0; j < N; ++j) s.sigma[j] = kTwoPi * m.eps * x[j] / scale;
-  s.charge = m.charges(x);
-  ElectrostaticTimings& t = m.timings;
+  s.panels = panels;
+  s.sigma_total.resize(N);
+  for (std::size_t j = 0; j < N; ++j) s.sigma_total[j] = kTwoPi * kEpsilon0 * x[j] / scale;
+  s.charge = m.free_charges(x, k, &s.sigma);
+  // C0: the same conductors in vacuum. Without regions it is C / eps_b exactly; with them the
+  // conductors' panels alone (interfaces dropped) are solved again.
+  if (!s.capacitance.empty()) {
+    std::vector<std::vector<double>> c0 = s.capacitance;
+    if (contours.has_dielectrics()) {
+      Mesh vacuum(contours, opt, level, true, fmm_eps, threads);
+      c0 = capacitance(vacuum, sig, &s.solves, nullptr, "vacuum (C0)");
+    } else {
+      for (auto& row : c0) {
+        for (double& e : row) e /= o.eps_r;
+      }
+    }
+    s.line = es::line_parameters(s.capacitance, c0);
+  }
+  ElectrostaticTimings& t = timings;
+  t.solve = now_seconds() - t_solve;
   if (m.op) {
     t.products = m.op->products - products0;
     const double count = t.products > 0 ? double(t.products) : 1.0;
@@ -359,35 +573,92 @@ ElectrostaticSolution ElectrostaticSolver::solve() {
     t.product_near = (m.op->seconds_near - near0) / count;
     t.product = t.product_fmm + t.product_near;
   }
-  t.total = setup + t.solve;
-  s.timings = t;
-  t.total = setup;  // the next solve adds its own
+  return s;
+}
+
+ElectrostaticSolution ElectrostaticSolver::solve() {
+  Impl& m = *impl_;
+  const double setup = m.timings.total;
+  const double t0 = now_seconds();
+  ElectrostaticSolution s = m.solve_mesh();
+  s.meshes.push_back({m.mesh->n(), std::nan(""), now_seconds() - t0, s.iterations});
+  if (m.opt.accuracy > 0) {
+    // Every panel count doubled until the change of C between two meshes, taken to the limit of
+    // the sequence the changes make, is below the target (docs/solve.md, "Accuracy").
+    s.accuracy_target = m.opt.accuracy;
+    std::vector<double> changes;
+    for (;;) {
+      const std::size_t next = 2 * m.mesh->n();
+      if (next > m.opt.max_panels) break;
+      const double t1 = now_seconds();
+      m.build(m.level + 1);
+      ElectrostaticSolution finer = m.solve_mesh();
+      changes.push_back(change(finer, s));
+      std::vector<MeshLevel> meshes = std::move(s.meshes);
+      meshes.push_back({m.mesh->n(), changes.back(), now_seconds() - t1, finer.iterations});
+      s = std::move(finer);
+      s.meshes = std::move(meshes);
+      s.accuracy_target = m.opt.accuracy;
+      if (changes.size() < 2) continue;
+      // With the changes falling by r < 1 a mesh, the error left after the last is at most
+      // change r / (1 - r); never less than the change itself. r near 1: no estimate yet.
+      const double r = changes.back() / changes[changes.size() - 2];
+      if (!(r < 0.8)) {
+        s.accuracy_estimate = std::nan("");
+        continue;
+      }
+      s.accuracy_estimate = changes.back() * std::max(1.0, r / (1 - r));
+      if (s.accuracy_estimate <= m.opt.accuracy) break;
+    }
+    // The mesh limit reached: the last change is what is known.
+    if (std::isnan(s.accuracy_estimate) && !changes.empty()) {
+      s.accuracy_estimate = changes.back();
+      if (changes.size() >= 2) s.accuracy_estimate = std::max(changes.back(), changes[changes.size() - 2]);
+    }
+    s.accuracy_met = s.accuracy_estimate <= m.opt.accuracy;
+  }
+  m.timings.total = setup + (now_seconds() - t0);
+  s.timings = m.timings;
+  m.timings.total = setup;
   return s;
 }
 
 std::vector<double> ElectrostaticSolver::potential_at_panels(const std::vector<double>& sigma) {
   Impl& m = *impl_;
-  const std::size_t N = m.n();
+  Mesh& mesh = *m.mesh;
+  const std::size_t N = mesh.n();
   if (sigma.size() != N) {
     throw InvalidInput("potential_at_panels: " + std::to_string(sigma.size()) + " densities for " +
                        std::to_string(N) + " panels");
   }
-  // u = sigma L / (2 pi eps) in normalised coordinates; the bordered system with c = 0 gives
-  // -(S u), and phi = -(S u) - log(L) Q / (2 pi eps) as in evaluate().
-  const double scale = m.ps.frame.scale;
-  std::vector<double> u(N + 1, 0.0), phi(N + 1);
+  // u = sigma L / (2 pi eps) in normalised coordinates (eps of the background: the homogeneous
+  // problem's convention); -(S u) by the operator, and phi = -(S u) - log(L) Q / (2 pi eps).
+  const double scale = mesh.ps.frame.scale;
+  std::vector<double> u(N), phi(N);
   double total = 0;
   for (std::size_t j = 0; j < N; ++j) {
     if (!std::isfinite(sigma[j])) {
       throw InvalidInput("potential_at_panels: sigma[" + std::to_string(j) + "] is not finite");
     }
-    u[j] = sigma[j] * scale / (kTwoPi * m.eps);
-    total += u[j] * m.ps.h[j];
+    u[j] = sigma[j] * scale / (kTwoPi * kEpsilon0 * m.opt.eps_r);
+    total += u[j] * mesh.ps.h[j];
   }
-  m.system(u.data(), phi.data());
-  phi.resize(N);
-  const double shift = std::log(scale) * total;
-  for (double& v : phi) v -= shift;
+  if (mesh.dense) {  // S u entry by entry, as the dense matrix has it
+    const PanelSet& ps = mesh.ps;
+    for (std::size_t i = 0; i < N; ++i) {
+      double v = 0;
+      for (std::size_t j = 0; j < N; ++j) {
+        double e = panel_log_integral(ps.seg[j], ps.xm[i], ps.ym[i]);
+        if (ps.mirror) e -= panel_log_integral(es::column_segment(ps, j + N), ps.xm[i], ps.ym[i]);
+        v += e * u[j];
+      }
+      phi[i] = v;
+    }
+  } else {
+    mesh.op->apply(u.data(), phi.data(), nullptr, nullptr);
+  }
+  const double shift = mesh.ps.mirror ? 0.0 : std::log(scale) * total;
+  for (double& v : phi) v = -v - shift;
   return phi;
 }
 
@@ -395,15 +666,18 @@ FieldAtTargets ElectrostaticSolver::evaluate(const ElectrostaticSolution& s,
                                              const std::vector<double>& tx,
                                              const std::vector<double>& ty) {
   Impl& m = *impl_;
-  const std::size_t N = m.n();
+  const PanelSet& ps = m.mesh->ps;
+  const std::size_t N = ps.size();
   if (tx.size() != ty.size()) throw InvalidInput("targets: x and y differ in length");
-  if (s.sigma.size() != N) {
-    throw InvalidInput("evaluate: the solution has " + std::to_string(s.sigma.size()) +
+  const bool total = !s.sigma_total.empty();
+  if ((total ? s.sigma_total.size() : s.sigma.size()) != N) {
+    throw InvalidInput("evaluate: the solution has " +
+                       std::to_string(total ? s.sigma_total.size() : s.sigma.size()) +
                        " panels, this solver " + std::to_string(N));
   }
   FieldAtTargets f;
   if (tx.empty()) return f;
-  const es::Frame& fr = m.ps.frame;
+  const es::Frame& fr = ps.frame;
   std::vector<double> x(tx.size()), y(ty.size());
   for (std::size_t i = 0; i < tx.size(); ++i) {
     if (!std::isfinite(tx[i]) || !std::isfinite(ty[i])) {
@@ -414,26 +688,29 @@ FieldAtTargets ElectrostaticSolver::evaluate(const ElectrostaticSolution& s,
   }
   Options fmm = m.opt.fmm;
   fmm.eps = m.fmm_eps;
-  es::SingleLayer op(m.ps, x, y, fmm, m.opt.quadrature_nodes, m.opt.near_radius, true);
+  es::SingleLayer op(ps, x, y, fmm, m.opt.quadrature_nodes, m.opt.near_radius, true);
   std::vector<double> u(N);
-  double total = 0;  // Q / (2 pi eps)
+  double sum = 0;  // T
   for (std::size_t j = 0; j < N; ++j) {
-    u[j] = s.sigma[j] * fr.scale / (kTwoPi * m.eps);
-    total += u[j] * m.ps.h[j];
+    u[j] = total ? s.sigma_total[j] * fr.scale / (kTwoPi * kEpsilon0)
+                 : s.sigma[j] * fr.scale / (kTwoPi * kEpsilon0 * s.eps_r);
+    sum += u[j] * ps.h[j];
   }
   f.potential.resize(x.size());
   f.field_x.resize(x.size());
   f.field_y.resize(x.size());
   op.apply(u.data(), f.potential.data(), f.field_x.data(), f.field_y.data());
-  // phi = -(S u) - log(L) Q / (2 pi eps) + c;  E = -grad phi = grad'(S u) / L.
-  const double shift = s.offset - std::log(fr.scale) * total;
+  // phi = -(S u) - log(L) T + c;  E = -grad phi = grad'(S u) / L. At a panel's end point the
+  // potential is the finite limit and the field is infinite: NaN, counted.
+  const double shift = s.offset - (ps.mirror ? 0.0 : std::log(fr.scale) * sum);
+  const double nan = std::nan("");
   for (std::size_t i = 0; i < x.size(); ++i) {
     f.potential[i] = -f.potential[i] + shift;
     f.field_x[i] /= fr.scale;
     f.field_y[i] /= fr.scale;
     if (!std::isfinite(f.field_x[i]) || !std::isfinite(f.field_y[i])) {
-      throw InvalidInput("target " + std::to_string(i) + " (" + num(tx[i]) + ", " + num(ty[i]) +
-                         ") lies on a panel end point, where the field is infinite");
+      f.field_x[i] = f.field_y[i] = nan;
+      ++f.undefined_field;
     }
   }
   return f;
