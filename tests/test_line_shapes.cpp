@@ -84,7 +84,7 @@ TEST(LineFormulas, CohnStripline) {
   EXPECT_LT(rel(stripline_impedance(1.42e-3, 1e-3, 4), z / 2), 1e-15);
   // Wide strips (k' -> 1, where K(k') computed from k' would lose its digits): the parallel
   // plates plus the exact fringing of the two edges, C = eps (4 w/b + 8 ln 2 / pi).
-  for (double ratio : {6.0, 10.0, 30.0}) {
+  for (double ratio : {6.0, 10.0, 19.0, 20.0, 30.0, 500.0}) {
     EXPECT_LT(rel(stripline_impedance(ratio, 1), kEta0 / (4 * ratio + 8 * std::log(2) / kPi)),
               1e-12)
         << ratio;
