@@ -1,6 +1,7 @@
 #pragma once
 /// \file generate.hpp
-/// `mlfma2d generate`: write a PEC point set of a named shape.
+/// `mlfma2d generate`: write a PEC point set, or the contour file of a cross-section, of a named
+/// shape.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -18,7 +19,7 @@ struct GenerateArgs {
   std::uint64_t seed = 1;
   std::string output;
   bool quiet = false;
-  ContourShape contour;  ///< the contour shapes (app/solve.hpp): --params, --n vertices per circle
+  ContourShape contour;  ///< the contour shapes: --params, --n vertices per circle
 };
 
 /// The generate command (its row in command_rows()): the point set written, "wrote N points ..."

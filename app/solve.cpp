@@ -419,64 +419,6 @@ int run_solve(const SolveArgs& a, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
-// ---- generate
-
-bool is_contour_shape(const std::string& shape) {
-  for (const std::string& s : contour_shapes()) {
-    if (s == shape) return true;
-  }
-  return false;
-}
-
-ContourShape contour_params(const std::string& text, std::size_t vertices) {
-  ContourShape p;
-  p.vertices = vertices;
-  if (text.empty()) return p;
-  const std::vector<std::pair<const char*, double*>> keys = {
-      {"a", &p.a}, {"b", &p.b}, {"e", &p.e}, {"d", &p.d},
-      {"w", &p.w}, {"h", &p.h}, {"s", &p.s}, {"ground", &p.ground}};
-  for (const std::string& item : list_option("params", text)) {
-    const auto eq = item.find('=');
-    double* slot = nullptr;
-    for (const auto& [name, value] : keys) {
-      if (eq != std::string::npos && item.substr(0, eq) == name) slot = value;
-    }
-    if (!slot) bad_value("params", item, "KEY=VALUE with KEY one of a, b, e, d, w, h, s, ground");
-    *slot = real_option("params", item.substr(eq + 1), "a length in metres");
-  }
-  return p;
-}
-
-int run_generate_contours(const std::string& shape, const ContourShape& params,
-                          const std::string& output, bool quiet, std::ostream& out) {
-  if (format_of(output) != FileFormat::Hdf5) {
-    throw InvalidInput("--output: contour files are HDF5: use .h5 or .hdf5");
-  }
-  check_writable(output);
-  ContourFile file;
-  file.contours = generate_contours(shape, params);
-  write_contours(output, file);
-  if (!quiet) {
-    out << "wrote " << file.contours.contours() << " contours of " << file.contours.conductors()
-        << " conductor(s), " << file.contours.x.size() << " vertices (" << shape << ") to "
-        << output << "\n";
-  }
-  return 0;
-}
-
-std::string contour_shapes_help() {
-  return "Contour shapes (a contour file for mlfma2d solve; --n = vertices per circle, --params "
-         "in metres):\n"
-         "  coax            shield radius b (conductor 0) around a wire of radius a (1); a=1e-3, "
-         "b=3e-3\n"
-         "  eccentric-coax  the same, the wire moved by e along x; e=1e-3\n"
-         "  two-wire        wires of radius a, centres d apart (0 left, 1 right); a=1e-3, d=4e-3\n"
-         "  strip           one flat strip of width w (one conductor); w=1e-3\n"
-         "  microstrip      ground strip of width `ground` (0), two strips of width w at height h,"
-         "\n                  gap s (1, 2); w=1e-3, h=5e-4, s=1e-3, ground=1e-2\n"
-         "  rectangle       a closed w x h rectangle (one conductor); w=1e-3, h=5e-4\n";
-}
-
 namespace {
 
 ParsedCommand parse(const po::variables_map& vm, const std::vector<std::string>&,

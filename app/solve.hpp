@@ -1,8 +1,8 @@
 #pragma once
 /// \file solve.hpp
 /// `mlfma2d solve`: charges, fields and the capacitance matrix of 2D conductors held at given
-/// potentials (include/mlfma2d/electrostatics.hpp, docs/solve.md); and the contour geometries of
-/// `mlfma2d generate` (app/generate.cpp calls these). Parsing touches no file and runs nothing.
+/// potentials (include/mlfma2d/electrostatics.hpp, docs/solve.md). Parsing touches no file and
+/// runs nothing.
 #include <cstddef>
 #include <iosfwd>
 #include <string>
@@ -28,18 +28,5 @@ struct SolveArgs {
 /// The solve command (its row in command_rows()): the report on stdout (text, or one JSON
 /// object), progress on stderr.
 CommandRow solve_command();
-
-// ---- generate: the contour shapes
-
-/// Whether `shape` is one of contour_shapes() (generate writes a contour file for it).
-bool is_contour_shape(const std::string& shape);
-/// "a=1e-3,b=3e-3" (metres) into the shape parameters; unknown keys and bad values are refused
-/// naming --params.
-ContourShape contour_params(const std::string& text, std::size_t vertices);
-/// Writes the contour file of a named shape; "wrote ..." on `out` unless quiet.
-int run_generate_contours(const std::string& shape, const ContourShape& params,
-                          const std::string& output, bool quiet, std::ostream& out);
-/// The contour shapes' lines for generate --help.
-std::string contour_shapes_help();
 
 }  // namespace mlfma2d::app

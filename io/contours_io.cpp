@@ -1,5 +1,6 @@
 // Contour input files and solution output files of the electrostatic solve (HDF5), on the shared
 // helpers of hdf5_io.cpp. Layout: include/mlfma2d/electrostatics.hpp, docs/solve.md.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -40,15 +41,16 @@ std::vector<long long> read_integers(const Ctx& c, hid_t file, const std::string
   return out;
 }
 
-void write_int64(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
-                 const std::vector<std::int64_t>& v) {
-  io_detail::write_dataset(c, file, lcpl, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v.size(),
-                           v.data());
+Hid write_int64(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
+                const std::vector<std::int64_t>& v) {
+  return io_detail::write_dataset(c, file, lcpl, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v.size(),
+                                  v.data());
 }
 
-void write_int32(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
-                 const std::vector<int>& v) {
-  io_detail::write_dataset(c, file, lcpl, name, H5T_STD_I32LE, H5T_NATIVE_INT, v.size(), v.data());
+Hid write_int32(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
+                const std::vector<int>& v) {
+  return io_detail::write_dataset(c, file, lcpl, name, H5T_STD_I32LE, H5T_NATIVE_INT, v.size(),
+                                  v.data());
 }
 
 // A rows x cols float64 dataset from row-major rows.
@@ -73,6 +75,39 @@ void require_hdf5(const std::string& path) {
   }
 }
 
+// A finite number for `name`[i], else a failure naming the dataset and index.
+void require_finite(const Ctx& c, const std::string& name, const std::vector<double>& v) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i])) {
+      c.fail(name + "[" + str(i) + "] is " + (std::isnan(v[i]) ? "NaN" : "infinite") +
+             ": expected a finite number");
+    }
+  }
+}
+
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+// A scalar number attribute on /; false when absent.
+bool read_root_number(const Ctx& c, hid_t root, const char* key, double* out) {
+  const htri_t has = H5Aexists(root, key);
+  if (has < 0) c.fail("cannot read the attributes of /");
+  if (has == 0) return false;
+  AttrValue value;
+  if (!io_detail::read_attribute(c, root, key, &value) || value.is_string) {
+    c.fail(std::string("attribute ") + key + " on / is not a number");
+  }
+  if (!std::isfinite(value.number)) {
+    c.fail(std::string("attribute ") + key + " on / is " + number_text(value.number) +
+           ": expected a finite number");
+  }
+  *out = value.number;
+  return true;
+}
+
 ContourFile read(const Ctx& c) {
   Hid file = io_detail::open_file(c);
   const hid_t f = file.get();
@@ -84,14 +119,8 @@ ContourFile read(const Ctx& c) {
     c.fail("/contours/x has " + str(k.x.size()) + " entries but /contours/y has " +
            str(k.y.size()));
   }
-  for (const auto& [name, v] : {std::pair{"/contours/x", &k.x}, std::pair{"/contours/y", &k.y}}) {
-    for (std::size_t i = 0; i < v->size(); ++i) {
-      if (!std::isfinite((*v)[i])) {
-        c.fail(std::string(name) + "[" + str(i) + "] is " +
-               (std::isnan((*v)[i]) ? "NaN" : "infinite") + ": coordinates must be finite");
-      }
-    }
-  }
+  require_finite(c, "/contours/x", k.x);
+  require_finite(c, "/contours/y", k.y);
   const std::vector<long long> offsets = read_integers(c, f, "/contours/offsets");
   if (offsets.size() < 2) {
     c.fail("/contours/offsets has " + str(offsets.size()) +
@@ -121,12 +150,40 @@ ContourFile read(const Ctx& c) {
       if (closed && v[i] != 0 && v[i] != 1) {
         c.fail(std::string(name) + "[" + str(i) + "] is " + str(v[i]) + ", expected 0 or 1");
       }
-      if (!closed && (v[i] < 0 || v[i] >= static_cast<long long>(n))) {
+      if (!closed && (v[i] < kDielectric || v[i] >= static_cast<long long>(n))) {
         c.fail(std::string(name) + "[" + str(i) + "] is " + str(v[i]) +
-               ", expected a conductor index 0.." + str(n - 1) + " (at most one per contour)");
+               ", expected a conductor index 0.." + str(n - 1) +
+               " (at most one per contour) or -1 (a dielectric region's boundary)");
       }
     }
     (closed ? k.closed : k.conductor).assign(v.begin(), v.end());
+  }
+  if (io_detail::exists(c, f, "/contours/bulge")) {
+    k.bulge = io_detail::read_vector(c, f, "/contours/bulge");
+    if (k.bulge.size() != k.x.size()) {
+      c.fail("/contours/bulge has " + str(k.bulge.size()) + " entries, expected one per vertex (" +
+             str(k.x.size()) + ", as /contours/x)");
+    }
+    require_finite(c, "/contours/bulge", k.bulge);
+  }
+  if (io_detail::exists(c, f, "/contours/eps_r")) {
+    k.eps_r = io_detail::read_vector(c, f, "/contours/eps_r");
+    if (k.eps_r.size() != n) {
+      c.fail("/contours/eps_r has " + str(k.eps_r.size()) + " entries, expected one per contour (" +
+             str(n) + ", from /contours/offsets)");
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (k.conductor[i] != kDielectric) {
+        k.eps_r[i] = 0;  // a conductor's entry means nothing
+      } else if (!(std::isfinite(k.eps_r[i]) && k.eps_r[i] > 0)) {
+        c.fail("/contours/eps_r[" + str(i) + "] is " + number_text(k.eps_r[i]) + ": contour " +
+               str(i) + " bounds a dielectric region, its eps_r must be > 0");
+      }
+    }
+  } else if (k.has_dielectrics()) {
+    const auto it = std::find(k.conductor.begin(), k.conductor.end(), kDielectric);
+    c.fail("/contours/eps_r is missing: /contours/conductor[" + str(it - k.conductor.begin()) +
+           "] is -1 (a dielectric region), whose permittivity it would give");
   }
   if (io_detail::exists(c, f, "/conductors/potential")) {
     out.potentials = io_detail::read_vector(c, f, "/conductors/potential");
@@ -135,34 +192,26 @@ ContourFile read(const Ctx& c) {
       c.fail("/conductors/potential has " + str(out.potentials.size()) +
              " entries but /contours/conductor names " + str(conductors) + " conductors");
     }
-    for (std::size_t i = 0; i < out.potentials.size(); ++i) {
-      if (!std::isfinite(out.potentials[i])) {
-        c.fail("/conductors/potential[" + str(i) + "] is not finite");
-      }
-    }
+    require_finite(c, "/conductors/potential", out.potentials);
   }
   Hid root = c.own(H5Gopen2(f, "/", H5P_DEFAULT), H5Gclose, "cannot open the root group");
-  const htri_t has = H5Aexists(root.get(), "eps_r");
-  if (has < 0) c.fail("cannot read the attributes of /");
-  if (has > 0) {
-    AttrValue value;
-    if (!io_detail::read_attribute(c, root.get(), "eps_r", &value) || value.is_string) {
-      c.fail("attribute eps_r on / is not a number");
-    }
-    if (!(std::isfinite(value.number) && value.number > 0)) {
-      char text[32];
-      std::snprintf(text, sizeof text, "%g", value.number);
-      c.fail(std::string("attribute eps_r on / is ") + text + ": expected > 0");
-    }
-    out.eps_r = value.number;
-    out.has_eps_r = true;
+  out.has_eps_r = read_root_number(c, root.get(), "eps_r", &out.eps_r);
+  if (out.has_eps_r && !(out.eps_r > 0)) {
+    c.fail("attribute eps_r on / is " + number_text(out.eps_r) + ": expected > 0");
   }
+  out.ground_plane = read_root_number(c, root.get(), "ground_plane_y", &out.ground_plane_y);
   try {
-    validate(k);
+    validate(k, out.ground_plane ? out.ground_plane_y : std::nan(""));
   } catch (const InvalidInput& e) {
     c.fail(e.what());
   }
   return out;
+}
+
+// Attributes that make a dataset stand alone: what it holds and its unit ("1": none).
+void describe(const Ctx& c, const Hid& dataset, const std::string& description, const char* units) {
+  io_detail::write_attribute(c, dataset.get(), "description", AttrValue(description));
+  io_detail::write_attribute(c, dataset.get(), "units", AttrValue(units));
 }
 
 }  // namespace
@@ -175,25 +224,56 @@ ContourFile read_contours(const std::string& path) {
 
 void write_contours(const std::string& path, const ContourFile& file) {
   require_hdf5(path);
-  validate(file.contours);
+  validate(file.contours, file.ground_plane ? file.ground_plane_y : std::nan(""));
   const Contours& k = file.contours;
+  // Conductor contours carry no permittivity: 0 in the file, whatever the caller left there.
+  std::vector<double> eps_r = k.eps_r;
+  for (std::size_t i = 0; i < eps_r.size(); ++i) {
+    if (k.conductor[i] != kDielectric) eps_r[i] = 0;
+  }
   write_atomically(path, [&](const std::string& tmp) {
     const Ctx c{path, true};
     Hid h5 = io_detail::create_file(c, tmp);
     {
       Hid lcpl = io_detail::parents_created(c);
       const hid_t f = h5.get(), l = lcpl.get();
-      io_detail::write_vector(c, f, l, "/contours/x", k.x);
-      io_detail::write_vector(c, f, l, "/contours/y", k.y);
-      write_int64(c, f, l, "/contours/offsets", k.offsets);
-      write_int32(c, f, l, "/contours/closed", k.closed);
-      write_int32(c, f, l, "/contours/conductor", k.conductor);
-      if (!file.potentials.empty()) {
-        io_detail::write_vector(c, f, l, "/conductors/potential", file.potentials);
+      auto real = [&](const char* name, const std::vector<double>& v, const char* description,
+                      const char* units) {
+        describe(c,
+                 io_detail::write_dataset(c, f, l, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                          v.size(), v.data()),
+                 description, units);
+      };
+      real("/contours/x", k.x, "x coordinate of each vertex, contour after contour", "m");
+      real("/contours/y", k.y, "y coordinate of each vertex, contour after contour", "m");
+      describe(c, write_int64(c, f, l, "/contours/offsets", k.offsets),
+               "first vertex of each contour; contours + 1 entries, the last = the vertex count",
+               "1");
+      describe(c, write_int32(c, f, l, "/contours/closed", k.closed),
+               "per contour: 1 = closed (the last vertex joins the first), 0 = open", "1");
+      describe(c, write_int32(c, f, l, "/contours/conductor", k.conductor),
+               "per contour: its conductor (0-based), or -1 for the boundary of a dielectric "
+               "region",
+               "1");
+      if (!k.bulge.empty()) {
+        real("/contours/bulge", k.bulge,
+             "per vertex: the segment it starts is a circular arc of included angle "
+             "4 atan(bulge), counter-clockwise when positive (0 = straight, 1 = half circle)",
+             "1");
       }
-      if (file.has_eps_r) {
-        Hid root = c.own(H5Gopen2(f, "/", H5P_DEFAULT), H5Gclose, "cannot open the root group");
-        io_detail::write_attribute(c, root.get(), "eps_r", file.eps_r);
+      if (!eps_r.empty()) {
+        real("/contours/eps_r", eps_r,
+             "per contour: relative permittivity inside a dielectric region (conductor -1); 0 "
+             "for conductor contours",
+             "1");
+      }
+      if (!file.potentials.empty()) {
+        real("/conductors/potential", file.potentials, "potential of each conductor", "V");
+      }
+      Hid root = c.own(H5Gopen2(f, "/", H5P_DEFAULT), H5Gclose, "cannot open the root group");
+      if (file.has_eps_r) io_detail::write_attribute(c, root.get(), "eps_r", file.eps_r);
+      if (file.ground_plane) {
+        io_detail::write_attribute(c, root.get(), "ground_plane_y", file.ground_plane_y);
       }
     }
     io_detail::finish_file(c, &h5);
