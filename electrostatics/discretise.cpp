@@ -482,10 +482,12 @@ PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level,
   if (o.panel_size > 0) {
     // The largest panel of a graded piece is q times the mean (the grading map's slope).
     const double h = o.panel_size / f.scale;
+    double total = 0;
     for (std::size_t e = 0; e < m; ++e) {
       const double slope = pieces[e].graded_start || pieces[e].graded_end ? o.grading : 1.0;
       const double n = std::ceil(length[e] * slope / h * (1 - 1e-12));
-      if (!(n < double(kMaxPanels))) {
+      total += n;
+      if (!(total <= double(kMaxPanels))) {
         throw InvalidInput("panel size " + num(o.panel_size) + " m gives more than " +
                            std::to_string(kMaxPanels) + " panels");
       }
@@ -494,7 +496,7 @@ PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level,
   } else if (o.panels > 0) {
     if (o.panels < m) {
       throw InvalidInput("panels = " + std::to_string(o.panels) + " is less than the " +
-                         std::to_string(m) + " contour pieces (each needs at least one panel)");
+                         std::to_string(m) + " contour segments (each piece of a segment needs at least one panel)");
     }
     if (o.panels > kMaxPanels) {
       throw InvalidInput("panels = " + std::to_string(o.panels) + " is more than the " +
@@ -535,13 +537,22 @@ PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level,
     // Cap the exponent so the smallest panel keeps kSmallestPanel of its piece: n^-q >= it.
     const double q =
         n > 1 ? std::min(o.grading, std::log(1 / kSmallestPanel) / std::log(double(n))) : 1.0;
-    double px = g.c.ax, py = g.c.ay;
+    double px = g.c.ax, py = g.c.ay, pt = 0;
     for (std::size_t i = 1; i <= n; ++i) {
       double qx, qy;
-      g.c.at(i < n ? grade(double(i) / double(n), g.graded_start, g.graded_end, std::max(1.0, q))
-                   : 1.0,
-             &qx, &qy);
+      const double qt =
+          i < n ? grade(double(i) / double(n), g.graded_start, g.graded_end, std::max(1.0, q))
+                : 1.0;
+      g.c.at(qt, &qx, &qy);
       ps.seg.push_back({px, py, qx, qy});
+      // On an arc the collocation point is on the arc, not the chord: the chord's midpoint lies
+      // h^2 / (8 r) inside, which the interfaces' normal field would turn into a first-order
+      // error (docs/solve.md).
+      double mx = 0.5 * (px + qx), my = 0.5 * (py + qy);
+      if (g.c.arc()) g.c.at(0.5 * (pt + qt), &mx, &my);
+      ps.xm.push_back(mx);
+      ps.ym.push_back(my);
+      pt = qt;
       ps.contour.push_back(g.contour);
       ps.conductor.push_back(c.conductor[g.contour]);
       ps.eps_left.push_back(g.eps_left);
@@ -550,6 +561,20 @@ PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level,
       py = qy;
     }
     ps.contour_start[g.contour + 1] = ps.seg.size();
+    int circle = -1;
+    if (g.c.arc()) {  // pieces of one circle share it (a full circle is two arcs)
+      for (std::size_t k = 0; k < ps.circles.size() && circle < 0; ++k) {
+        const auto& q = ps.circles[k];
+        if (std::abs(q[0] - g.c.cx) <= kTouch && std::abs(q[1] - g.c.cy) <= kTouch &&
+            std::abs(q[2] - g.c.r) <= kTouch)
+          circle = static_cast<int>(k);
+      }
+      if (circle < 0) {
+        circle = static_cast<int>(ps.circles.size());
+        ps.circles.push_back({g.c.cx, g.c.cy, g.c.r});
+      }
+    }
+    ps.circle.resize(ps.seg.size(), circle);
     if (c.conductor[g.contour] == kDielectric) ps.interfaces = true;
     if (c.conductor[g.contour] != kDielectric && g.eps_left != g.eps_right) ps.two_sided = true;
   }
@@ -557,11 +582,9 @@ PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level,
     ps.contour_start[k] = std::max(ps.contour_start[k], ps.contour_start[k - 1]);
   }
   const std::size_t n = ps.seg.size();
-  for (auto* v : {&ps.xm, &ps.ym, &ps.h, &ps.nx, &ps.ny}) v->resize(n);
+  for (auto* v : {&ps.h, &ps.nx, &ps.ny}) v->resize(n);
   for (std::size_t j = 0; j < n; ++j) {
     const Segment& s = ps.seg[j];
-    ps.xm[j] = 0.5 * (s.x0 + s.x1);
-    ps.ym[j] = 0.5 * (s.y0 + s.y1);
     ps.h[j] = std::hypot(s.x1 - s.x0, s.y1 - s.y0);
     if (!(ps.h[j] > 0)) {
       throw InvalidInput("contour " + std::to_string(ps.contour[j]) +

@@ -2,6 +2,7 @@
 // Contours to panels (internal). The solve works in normalised coordinates x' = (x - centre) /
 // scale (the contours' bounding box fits in [-1/2, 1/2]^2), so that the operator's entries are
 // O(1) whatever the units; Frame maps back.
+#include <array>
 #include <cstddef>
 #include <cstdio>
 #include <string>
@@ -62,6 +63,9 @@ struct PanelSet {
   double perimeter = 0;      ///< sum of h
   bool interfaces = false;   ///< some panel is a dielectric interface
   bool two_sided = false;    ///< some conductor panel has different eps on its two sides
+  /// Circle of each panel on an arc (index into circles: centre x, y, radius), else -1.
+  std::vector<int> circle;
+  std::vector<std::array<double, 3>> circles;
   bool mirror = false;       ///< a ground plane: every panel has a negated image
   double mirror_y = 0;       ///< the plane, normalised
   double background = 1;     ///< eps_r outside every region

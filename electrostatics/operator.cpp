@@ -18,21 +18,40 @@ namespace {
 constexpr std::size_t kParallelFrom = 20000;
 constexpr double kPi = 3.14159265358979323846;
 
-// Sources of the fast path: the Gauss-Legendre nodes of every column (panels, then images).
+// Sources of the fast path: the Gauss-Legendre nodes of every column (panels, then images). On
+// an arc the nodes lie on the arc (the chord is h^2 / (8 r) inside it: the interfaces' normal
+// field would see that as a first-order error); the near corrections replace them near a target.
 void gauss_nodes(const PanelSet& ps, std::size_t columns, const GaussRule& rule,
                  std::vector<double>* sx, std::vector<double>* sy, std::vector<double>* weight) {
-  const std::size_t m = rule.t.size();
+  const std::size_t m = rule.t.size(), n = ps.size();
   sx->resize(columns * m);
   sy->resize(columns * m);
   weight->resize(columns * m);
-  for (std::size_t j = 0; j < columns; ++j) {
-    const Segment s = column_segment(ps, j);
-    const double h = ps.h[j % ps.size()];
+  for (std::size_t j = 0; j < n; ++j) {
+    const Segment& s = ps.seg[j];
+    const int circle = ps.circle.empty() ? -1 : ps.circle[j];
+    double a0 = 0, sweep = 0, length = ps.h[j];
+    const double* c = circle >= 0 ? ps.circles[circle].data() : nullptr;
+    if (c) {
+      a0 = std::atan2(s.y0 - c[1], s.x0 - c[0]);
+      sweep = std::remainder(std::atan2(s.y1 - c[1], s.x1 - c[0]) - a0, 2 * kPi);
+      length = c[2] * std::abs(sweep);
+    }
     for (std::size_t k = 0; k < m; ++k) {
       const double t = 0.5 * (1 + rule.t[k]);  // [-1, 1] -> [0, 1]
-      (*sx)[j * m + k] = s.x0 + (s.x1 - s.x0) * t;
-      (*sy)[j * m + k] = s.y0 + (s.y1 - s.y0) * t;
-      (*weight)[j * m + k] = 0.5 * h * rule.w[k];
+      double x = s.x0 + (s.x1 - s.x0) * t, y = s.y0 + (s.y1 - s.y0) * t;
+      if (c) {
+        x = c[0] + c[2] * std::cos(a0 + t * sweep);
+        y = c[1] + c[2] * std::sin(a0 + t * sweep);
+      }
+      (*sx)[j * m + k] = x;
+      (*sy)[j * m + k] = y;
+      (*weight)[j * m + k] = 0.5 * length * rule.w[k];
+      if (columns > n) {  // the image in the plane
+        (*sx)[(j + n) * m + k] = x;
+        (*sy)[(j + n) * m + k] = 2 * ps.mirror_y - y;
+        (*weight)[(j + n) * m + k] = 0.5 * length * rule.w[k];
+      }
     }
   }
 }
@@ -47,7 +66,51 @@ Segment column_segment(const PanelSet& ps, std::size_t j) {
   return {s.x0, y2 - s.y0, s.x1, y2 - s.y1};
 }
 
-double system_entry(const PanelSet& ps, std::size_t i, std::size_t j) {
+SparseRows arc_corrections(const PanelSet& ps, double near_radius) {
+  SparseRows rows;
+  const std::size_t n = ps.size();
+  rows.start.assign(1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int circle = ps.circle.empty() ? -1 : ps.circle[i];
+    const bool wanted = ps.is_interface(i) || ps.eps_left[i] != ps.eps_right[i];
+    if (circle >= 0 && wanted) {
+      const auto& c = ps.circles[circle];
+      const double ex = ps.xm[i] - c[0], ey = ps.ym[i] - c[1], er = std::hypot(ex, ey);
+      const double ne = (ps.nx[i] * ex + ps.ny[i] * ey) / er;  // n_i . e_r
+      // The panels of the contour around i, both ways, while within the near radius.
+      const std::size_t k = static_cast<std::size_t>(ps.contour[i]);
+      const long first = static_cast<long>(ps.contour_start[k]);
+      const long last = static_cast<long>(ps.contour_start[k + 1]), m = last - first;
+      std::vector<std::uint32_t> cols;
+      for (int dir : {-1, 1}) {
+        for (long step = dir == 1 ? 0 : 1; step < m; ++step) {
+          long t = static_cast<long>(i) + dir * step;
+          if (t < first || t >= last) {
+            if (!ps.closed[k]) break;
+            t = first + ((t - first) % m + m) % m;
+          }
+          const std::size_t j = static_cast<std::size_t>(t);
+          if (ps.circle[j] != circle) break;
+          if (std::hypot(ps.xm[j] - ps.xm[i], ps.ym[j] - ps.ym[i]) > near_radius * ps.h[j]) break;
+          cols.push_back(static_cast<std::uint32_t>(j));
+        }
+      }
+      std::sort(cols.begin(), cols.end());
+      cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+      for (std::uint32_t j : cols) {
+        double gx, gy;
+        panel_log_gradient(ps.seg[j], ps.xm[i], ps.ym[i], &gx, &gy);
+        const double arc = 2 * c[2] * std::asin(std::min(1.0, 0.5 * ps.h[j] / c[2]));
+        rows.col.push_back(j);
+        rows.val.push_back(ne * arc / (2 * c[2]) - (ps.nx[i] * gx + ps.ny[i] * gy));
+      }
+    }
+    rows.start.push_back(rows.col.size());
+  }
+  return rows;
+}
+
+double system_entry(const PanelSet& ps, std::size_t i, std::size_t j, const SparseRows* arc) {
   const std::size_t n = ps.size();
   const double x = ps.xm[i], y = ps.ym[i];
   if (!ps.is_interface(i)) {
@@ -63,9 +126,16 @@ double system_entry(const PanelSet& ps, std::size_t i, std::size_t j) {
     gx -= hx;
     gy -= hy;
   }
+  double g = ps.nx[i] * gx + ps.ny[i] * gy;
+  if (arc && arc->rows() == ps.size()) {
+    const auto b = arc->col.begin() + static_cast<long>(arc->start[i]);
+    const auto e = arc->col.begin() + static_cast<long>(arc->start[i + 1]);
+    const auto it = std::lower_bound(b, e, static_cast<std::uint32_t>(j));
+    if (it != e && *it == j) g += arc->val[static_cast<std::size_t>(it - arc->col.begin())];
+  }
   const double lambda =
       (ps.eps_left[i] - ps.eps_right[i]) / (ps.eps_left[i] + ps.eps_right[i]);
-  return (i == j ? kPi : 0.0) + lambda * (ps.nx[i] * gx + ps.ny[i] * gy);
+  return (i == j ? kPi : 0.0) + lambda * g;
 }
 
 SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
@@ -166,12 +236,13 @@ void SingleLayer::apply(const double* u, double* phi, double* gx, double* gy) {
   ++products;
 }
 
-void dense_system(const PanelSet& ps, std::vector<double>* a, int threads) {
+void dense_system(const PanelSet& ps, const SparseRows& arc, std::vector<double>* a,
+                  int threads) {
   const std::size_t n = ps.size();
   a->resize(n * n);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (std::size_t j = 0; j < n; ++j) {
-    for (std::size_t i = 0; i < n; ++i) (*a)[j * n + i] = system_entry(ps, i, j);
+    for (std::size_t i = 0; i < n; ++i) (*a)[j * n + i] = system_entry(ps, i, j, &arc);
   }
 }
 
@@ -186,14 +257,15 @@ struct Preconditioner::Blocks {
   std::vector<Block> blocks;
 };
 
-Preconditioner::Preconditioner(const PanelSet& ps, const std::string& kind, int block_size,
-                               int overlap, bool bordered, double weight, int threads)
+Preconditioner::Preconditioner(const PanelSet& ps, const SparseRows& arc, const std::string& kind,
+                               int block_size, int overlap, bool bordered, double weight,
+                               int threads)
     : n_(ps.size()), bordered_(bordered), threads_(team_size(threads)) {
   if (kind == "none") return;
   if (kind == "diagonal") {
     // A_jj: on a conductor the self integral at the centre, -h_j (log(h_j / 2) - 1).
     inverse_diagonal_.resize(n_);
-    for (std::size_t j = 0; j < n_; ++j) inverse_diagonal_[j] = 1.0 / system_entry(ps, j, j);
+    for (std::size_t j = 0; j < n_; ++j) inverse_diagonal_[j] = 1.0 / system_entry(ps, j, j, &arc);
     return;
   }
   // Runs of block_size panels along each contour (a contour's last run takes the rest when it
@@ -231,7 +303,7 @@ Preconditioner::Preconditioner(const PanelSet& ps, const std::string& kind, int 
     const std::size_t m = idx.size();
     Eigen::MatrixXd a(m, m);
     for (std::size_t c = 0; c < m; ++c) {
-      for (std::size_t r = 0; r < m; ++r) a(r, c) = system_entry(ps, idx[r], idx[c]);
+      for (std::size_t r = 0; r < m; ++r) a(r, c) = system_entry(ps, idx[r], idx[c], &arc);
     }
     blocks[k].lu.compute(a);
   }

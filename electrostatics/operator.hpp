@@ -53,14 +53,25 @@ class SingleLayer {
 /// The segment of column j of the system (j >= n: the image of panel j - n in the plane).
 Segment column_segment(const PanelSet& panels, std::size_t j);
 
+/// \brief The normal derivative of S on arcs, corrected near the target. A chord carries the
+/// kernel n_x . (x - y) / |x - y|^2 of its neighbours on the same circle with an O(h) error (the
+/// polygon's corners), which the second-kind rows would keep as a first-order error; on the
+/// circle the kernel is the constant (n_x . e_r) / (2 r). Row i (an interface panel, or a conductor
+/// panel with different sides, on an arc) holds, for the panels j of its circle within
+/// near_radius h_j, (n_i . e_r) l_j / (2 r) - n_i . grad I_j(x_i), l_j the panel's arc length.
+SparseRows arc_corrections(const PanelSet& panels, double near_radius);
+
 /// One entry of the system's panel block, analytic: row i, unknown j (images included),
 ///   conductor row:  -(I_j(x_i) - I_j*(x_i))
-///   interface row:  pi delta_ij + lambda_i n_i . grad (I_j - I_j*)(x_i),
-///                   lambda = (eps_left - eps_right) / (eps_left + eps_right).
-double system_entry(const PanelSet& panels, std::size_t i, std::size_t j);
+///   interface row:  pi delta_ij + lambda_i [n_i . grad (I_j - I_j*)(x_i) + arc_ij],
+///                   lambda = (eps_left - eps_right) / (eps_left + eps_right),
+/// arc_ij from arc_corrections (may be null: none).
+double system_entry(const PanelSet& panels, std::size_t i, std::size_t j,
+                    const SparseRows* arc = nullptr);
 
 /// The system's panel block (every entry analytic: the dense method). Column-major n x n in `a`.
-void dense_system(const PanelSet& panels, std::vector<double>* a, int threads);
+void dense_system(const PanelSet& panels, const SparseRows& arc, std::vector<double>* a,
+                  int threads);
 
 /// \brief Right preconditioner of the system [A e; w h^T 0] (A the panel block of system_entry,
 /// e = 1 on conductor rows: the constant c; the weighted total-charge row), or of A alone over a
@@ -79,8 +90,8 @@ void dense_system(const PanelSet& panels, std::vector<double>* a, int threads);
 class Preconditioner {
  public:
   /// bordered: with the constant and charge row (weight w); else A alone.
-  Preconditioner(const PanelSet& panels, const std::string& kind, int block_size, int overlap,
-                 bool bordered, double weight, int threads);
+  Preconditioner(const PanelSet& panels, const SparseRows& arc, const std::string& kind,
+                 int block_size, int overlap, bool bordered, double weight, int threads);
   ~Preconditioner();
   /// r, z: n + 1 entries (panels, then the border), or n without the border.
   void apply(const double* r, double* z) const;

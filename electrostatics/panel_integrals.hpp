@@ -69,7 +69,10 @@ inline void panel_log_gradient(const Segment& s, double x, double y, double* gx,
   const PanelFrame f(s, x, y);
   const double ra2 = f.a * f.a + f.v * f.v;
   const double du = -0.5 * std::log1p(f.h * (f.a + f.b) / ra2);  // log r_a - log r_b
-  const double dv = f.v > 0 ? f.theta() : (f.v < 0 ? -f.theta() : 0.0);
+  // On the panel (its centre computed in floating point sits within rounding of it, not on it)
+  // the principal value: the mean of the two sides, whose jumps +-pi cancel.
+  const bool on = std::abs(f.v) <= 1e-12 * f.h && f.a * f.b < 0;
+  const double dv = on ? 0.0 : (f.v > 0 ? f.theta() : (f.v < 0 ? -f.theta() : 0.0));
   *gx = du * f.tx - dv * f.ty;
   *gy = du * f.ty + dv * f.tx;
 }

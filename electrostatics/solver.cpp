@@ -142,9 +142,12 @@ std::string narrow_gap(const PanelSet& ps) {
     tree.within(ps.xm[j], ps.ym[j], 2 * ps.h[j], &near);
     for (std::uint32_t i : near) {
       if (ps.contour[i] == ps.contour[j]) continue;
-      const double d = std::hypot(ps.xm[i] - ps.xm[j], ps.ym[i] - ps.ym[j]);
+      const es::Segment &s = ps.seg[i], &t = ps.seg[j];
+      const es::Curve cs(s.x0, s.y0, s.x1, s.y1), ct(t.x0, t.y0, t.x1, t.y1);
+      const double d = std::min(std::min(cs.distance(t.x0, t.y0), cs.distance(t.x1, t.y1)),
+                                std::min(ct.distance(s.x0, s.y0), ct.distance(s.x1, s.y1)));
       const double h = std::max(ps.h[i], ps.h[j]);
-      if (d / h < worst && d > 0.5 * (ps.h[i] + ps.h[j]) * 1e-3) {
+      if (d / h < worst && d > 1e-13) {  // 0: a region touching a conductor, no gap
         worst = d / h;
         distance = d;
         length = h;
@@ -172,6 +175,7 @@ struct Mesh {
   std::unique_ptr<Eigen::MatrixXd> dense_a;                     // the dense method's matrix
   std::unique_ptr<Eigen::PartialPivLU<Eigen::MatrixXd>> dense;  // and its LU
   std::vector<double> phi, gx, gy;                              // work
+  es::SparseRows arc;  // the normal derivative's correction on arcs (operator.hpp)
   ElectrostaticTimings setup;
 
   std::size_t n() const { return ps.size(); }
@@ -183,6 +187,7 @@ struct Mesh {
     timed(&setup.discretise, [&] { ps = es::discretise(contours, o, level, vacuum); });
     bordered = !ps.mirror;
     row_weight = std::sqrt(double(n())) / ps.perimeter;
+    arc = es::arc_corrections(ps, o.near_radius);
     const bool field = ps.interfaces || ps.two_sided;
     if (o.method == "dense") {
       if (n() > kMaxDensePanels) {
@@ -192,7 +197,7 @@ struct Mesh {
       timed(&setup.preconditioner, [&] {  // the factorisation stands in for the set-up
         const std::size_t N = n(), M = size();
         std::vector<double> s;
-        es::dense_system(ps, &s, threads);
+        es::dense_system(ps, arc, &s, threads);
         dense_a = std::make_unique<Eigen::MatrixXd>(M, M);
         Eigen::MatrixXd& a = *dense_a;
         a.topLeftCorner(N, N) = Eigen::Map<Eigen::MatrixXd>(s.data(), N, N);
@@ -221,7 +226,7 @@ struct Mesh {
     // 6), and block is never far from it (docs/solve.md, section 9).
     preconditioner = o.preconditioner == "auto" ? "block" : o.preconditioner;
     timed(&setup.preconditioner, [&] {
-      pre = std::make_unique<es::Preconditioner>(ps, preconditioner, o.block_size,
+      pre = std::make_unique<es::Preconditioner>(ps, arc, preconditioner, o.block_size,
                                                  o.block_overlap, bordered, row_weight, threads);
     });
   }
@@ -243,6 +248,13 @@ struct Mesh {
     }
   }
 
+  // Adds the arcs' correction to n . grad (S u) in g (n entries).
+  void add_arc(const double* u, double* g) const {
+    for (std::size_t i = 0; i < n(); ++i) {
+      for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e) g[i] += arc.val[e] * u[arc.col[e]];
+    }
+  }
+
   // y = A x.
   void system(const double* x, double* y) {
     const std::size_t N = n();
@@ -259,7 +271,9 @@ struct Mesh {
     for (std::size_t i = 0; i < N; ++i) {
       if (ps.is_interface(i)) {
         const double el = ps.eps_left[i], er = ps.eps_right[i];
-        y[i] = kPi * x[i] + (el - er) / (el + er) * (ps.nx[i] * gx[i] + ps.ny[i] * gy[i]);
+        double g = ps.nx[i] * gx[i] + ps.ny[i] * gy[i];
+        for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e) g += arc.val[e] * x[arc.col[e]];
+        y[i] = kPi * x[i] + (el - er) / (el + er) * g;
       } else {
         y[i] = -phi[i] + c;
       }
@@ -342,6 +356,7 @@ struct Mesh {
         op->apply(x.data(), phi.data(), gx.data(), gy.data());
         for (std::size_t i = 0; i < N; ++i) ngrad[i] = ps.nx[i] * gx[i] + ps.ny[i] * gy[i];
       }
+      add_arc(x.data(), ngrad.data());
     }
     std::vector<double> q(conductors, 0.0);
     if (sigma) sigma->assign(N, 0.0);

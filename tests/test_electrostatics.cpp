@@ -379,9 +379,15 @@ TEST(Conductors, CoaxFieldAndPotentialAtTargets) {
   }
   EXPECT_NEAR(f.potential.back(), 2.0, 1e-6);  // measured 3.6e-7: collocation at centres only
   EXPECT_NEAR(std::hypot(f.field_x.back(), f.field_y.back()), 0, 1e-6 * 2.0 / p.a);
-  // A target on a panel end point has no field.
+  // A target on a panel end point: the potential's limit (the conductor's), no field (NaN,
+  // counted), and the other targets as they are.
   const Panels& panels = solver.panels();
-  EXPECT_THROW(solver.evaluate(s, {panels.x0[5]}, {panels.y0[5]}), InvalidInput);
+  const FieldAtTargets end = solver.evaluate(s, {panels.x0[5], tx[0]}, {panels.y0[5], ty[0]});
+  EXPECT_EQ(end.undefined_field, 1u);
+  EXPECT_TRUE(std::isnan(end.field_x[0]) && std::isnan(end.field_y[0]));
+  EXPECT_NEAR(end.potential[0], 0.0, 1e-6);  // on the shield
+  EXPECT_EQ(end.potential[1], f.potential[0]);
+  EXPECT_EQ(end.field_x[1], f.field_x[0]);
 }
 
 TEST(Conductors, PotentialAtPanelsIsTheOperatorTheSolveInverts) {
@@ -474,8 +480,16 @@ TEST(BadInput, EveryMalformedGeometryIsNamed) {
   offsets.offsets = {0, 3};
   expect(offsets, "offsets[1] is 3, expected the vertex count 4");
   Contours negative = square(0, 0, 1, 0);
-  negative.conductor[0] = -1;
-  expect(negative, "contour 0: conductor is -1");
+  negative.conductor[0] = -2;
+  expect(negative, "contour 0: conductor is -2");
+  Contours region = join(square(0, 0, 1, 0), square(3, 0, 1, 0));
+  region.conductor[1] = kDielectric;
+  expect(region, "eps_r has 0 entries but there are 2 contours");
+  region.eps_r = {0, 0};
+  expect(region, "contour 1: eps_r = 0: a dielectric region's relative permittivity must be > 0");
+  region.eps_r = {0, 4};
+  region.closed[1] = 0;
+  expect(region, "contour 1 bounds a dielectric region but is not closed");
   // Apart but close, nested (a coax) and a closed triangle are fine.
   EXPECT_EQ(message_of([&] { validate(join(square(0, 0, 1, 0), square(1 + 1e-9, 0, 1, 1))); }),
             "no error");
