@@ -102,9 +102,14 @@ Table compare_table(const CompareReport& r) {
     for (const CompareRow& row : r.rows) c.numbers.push_back(static_cast<double>(get(row)));
     table.columns.push_back(std::move(c));
   };
+  // The report fields with use `bit`: a field of text values (the tree's kind) is a text column.
   auto fields = [&](unsigned bit) {
     for (const ReportField& f : report_fields()) {
       if (!(f.use & bit)) continue;
+      if (!r.rows.empty() && f.get(r.rows.front().run).is_string()) {
+        text(f.key, [&f](const CompareRow& x) { return f.get(x.run).get<std::string>(); });
+        continue;
+      }
       number(f.key, f.unit, [&f](const CompareRow& x) {
         const json v = f.get(x.run);
         return v.is_number() ? v.get<double>() : kNaN;

@@ -332,7 +332,9 @@ std::string evaluate_help() {
            "--report json prints one object with the keys " +
                join(keys[0], ", ") + ", timings (seconds: " + join(keys[1], ", ") +
                ") and, with --verify, error (" + join(keys[2], ", ") +
-               "); with --backend auto or --levels auto also auto (" + join(keys[3], ", ") + ").",
+               "); with --backend auto or --levels auto also auto (" + join(keys[3], ", ") +
+               "). null means none: eps, error.tolerance and error.passed with --terms (no "
+               "tolerance: not checked), coordinate_scale when the coordinates were not scaled.",
            kHelpWidth - 2)
     << "\n\nProgress (stderr): on a terminal every step as it starts; elsewhere the steps still\n"
     << "running after 1 s ($MLFMA2D_PROGRESS_AFTER seconds, if set), each with its time when\n"
@@ -347,7 +349,8 @@ std::string evaluate_help() {
     << "     this machine has, refused before starting)\n"
     << "  5  a failed check: --verify measured a relative L2 error of the potential or the field\n"
     << "     above eps (or above the accuracy floor of the geometry, when that is larger), or not\n"
-    << "     finite; or values are not finite. The report and the output are written first.\n"
+    << "     finite (with --terms only when not finite: no tolerance); or values are not\n"
+    << "     finite. The report and the output are written first.\n"
     << "Errors print one line \"mlfma2d: error: <message>\" on stderr.\n";
   return s.str();
 }

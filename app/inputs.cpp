@@ -162,21 +162,15 @@ Verification verify(const Reference& ref, const Result& result, double eps, bool
   v.rel_l2 = e.rel_l2;
   v.max_abs = e.max_abs;
   if (ref.field) {
-    const std::vector<double> ex = gather(result.field_x, ref.which);
-    const std::vector<double> ey = gather(result.field_y, ref.which);
-    double num = 0, den = 0, worst = 0;
-    for (std::size_t i = 0; i < ex.size(); ++i) {
-      const double dx = ex[i] - ref.fx[i], dy = ey[i] - ref.fy[i];
-      num += dx * dx + dy * dy;
-      den += ref.fx[i] * ref.fx[i] + ref.fy[i] * ref.fy[i];
-      worst = std::max(worst, std::hypot(dx, dy));
-    }
+    const ErrorNorms f = error_norms(gather(result.field_x, ref.which),
+                                     gather(result.field_y, ref.which), ref.fx, ref.fy);
     v.has_field = true;
-    v.field_rel_l2 = den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
-    v.field_max_abs = worst;
+    v.field_rel_l2 = f.rel_l2;
+    v.field_max_abs = f.max_abs;
   }
   // The contract: the relative errors of the potential and of the field are at most eps, or the
   // accuracy floor of the geometry when that is larger. With --terms there is no eps to meet.
+  v.checked = from_eps;
   v.tolerance = from_eps ? std::max(eps, accuracy_floor) : INFINITY;
   const char* bound = accuracy_floor > eps ? "the accuracy floor of this geometry" : "eps";
   auto judge = [&](const char* what, double error) {

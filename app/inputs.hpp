@@ -70,10 +70,13 @@ struct Verification {
   double field_rel_l2 = 0;    ///< field: relative L2 error over the 2-vector (E_x, E_y)
   double field_max_abs = 0;   ///< field: largest |E - E_ref| (Euclidean)
   double direct_seconds = 0;  ///< wall time of the reference direct sum
-  /// What the errors must not exceed: max(eps, the geometry's accuracy floor) when p came from
-  /// eps; infinity with --terms (then only a non-finite error fails).
+  /// Whether the errors were judged against a tolerance: p came from eps. With --terms there is
+  /// no tolerance: nothing is claimed of the errors' size (only a non-finite error fails).
+  bool checked = false;
+  /// What the errors must not exceed when checked: max(eps, the geometry's accuracy floor);
+  /// infinity otherwise.
   double tolerance = 0;
-  bool passed = true;   ///< errors finite and within the tolerance
+  bool passed = true;   ///< errors finite and, when checked, within the tolerance
   std::string failure;  ///< why not, one sentence
 };
 /// Errors of `result` (caller order, all targets) against the reference, judged against eps

@@ -175,13 +175,16 @@ const std::vector<ReportField>& report_fields() {
     {"", "merged_sources", "", "{} coincident sources merged", nullptr, J | A | S,
      [](R r) { return json(r.stats.merged_sources); }},
     {"", "coordinate_scale", "", "coordinates scaled by 1/{}", "%.3g", J | A | S,
-     [](R r) { return json(r.stats.coordinate_scale == 1 ? 0.0 : r.stats.coordinate_scale); }},
+     [](R r) {
+       return r.stats.coordinate_scale == 1 ? json(nullptr) : json(r.stats.coordinate_scale);
+     }},
     {"", "terms", "expansion", "p = {} terms", nullptr, J | A | G | T,
      [](R r) { return json(r.stats.terms); }},
     {"", "terms_from", "expansion", "p from {}", nullptr, J | A,
      [](R r) { return json(terms_from_eps(r) ? "eps" : "terms"); }},
+    // With --terms, eps played no part: none is recorded.
     {"", "eps", "expansion", "eps = {}", nullptr, J | A | G,
-     [](R r) { return json(r.options.eps); }},
+     [](R r) { return terms_from_eps(r) ? json(r.options.eps) : json(nullptr); }},
     {"", "accuracy_floor", "expansion", "accuracy floor of this geometry {}", "%.3g", J | A | S,
      [](R r) { return json(r.stats.accuracy_floor); }},
     {"", "backend", "back end", "{}", nullptr, J | A, [](R r) { return json(r.options.backend); }},
@@ -239,10 +242,24 @@ const std::vector<ReportField>& report_fields() {
     error("field_rel_l2", "  field", "rel L2 {}", J | A, &Verification::field_rel_l2, true),
     error("field_max_abs", "  field", "max abs {}", J | A, &Verification::field_max_abs, true),
     error("direct_seconds", nullptr, nullptr, J, &Verification::direct_seconds, false),
-    {"error", "tolerance", "  tolerance", "{}", "%.3g", J | A,
-     [](R r) { return r.verification.done ? number_or_null(r.verification.tolerance) : kAbsent; }},
-    {"error", "passed", "  tolerance", "met: {}", nullptr, J | A,
-     [](R r) { return r.verification.done ? json(r.verification.passed) : kAbsent; }},
+    // The verdict: with --terms no tolerance was checked, and neither the text, the JSON
+    // (tolerance and passed null) nor the attributes (none) claim one; a non-finite error still
+    // fails.
+    {"error", "tolerance", "  tolerance", "{}", "%.3g", J | A, [](R r) {
+       const Verification& v = r.verification;
+       return !v.done ? kAbsent : v.checked ? number_or_null(v.tolerance) : json(nullptr);
+     }},
+    {"error", "verdict", "  tolerance", "{}", nullptr, 0, [](R r) {
+       const Verification& v = r.verification;
+       if (!v.done) return kAbsent;
+       if (v.checked) return json(v.passed ? "met: yes" : "met: no");
+       return json(std::string("not checked (--terms given, no tolerance)") +
+                   (v.passed ? "" : "; the errors are not finite"));
+     }},
+    {"error", "passed", nullptr, nullptr, nullptr, J | A, [](R r) {
+       const Verification& v = r.verification;
+       return !v.done ? kAbsent : !v.passed ? json(false) : v.checked ? json(true) : json(nullptr);
+     }},
     {"error", "sampled", nullptr, nullptr, nullptr, J | A,
      [](R r) { return r.verification.done ? json(r.verification.sampled) : kAbsent; }},
     {"error", "n_checked", nullptr, nullptr, nullptr, J | A,
@@ -418,9 +435,13 @@ std::string to_text(const RunReport& r) {
   out += field_lines(r, "near field", "device memory");
   out += r.repeat > 1 ? format("times (ms)      evaluation with the median total of %d\n", r.repeat)
                       : "times (ms)\n";
+  // With the depth chosen, the chosen plan was built (and timed) within choose.
+  const bool plan_in_choose = r.auto_selection.done && r.auto_selection.levels_auto;
   for (const ReportField& f : report_fields()) {
     if (std::string(f.section) == "timings") {
-      out += format("  %-22s %12.3f\n", f.line, 1e3 * f.get(r).get<double>());
+      const bool within = plan_in_choose && std::string(f.key) == "plan";
+      out += format("  %-22s %12.3f%s\n", f.line, 1e3 * f.get(r).get<double>(),
+                    within ? "  (within choose)" : "");
     }
   }
   if (r.verification.done) {

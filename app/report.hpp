@@ -37,7 +37,7 @@ struct RunReport {
   std::string preview;                   ///< without --output: the first values, as text
 };
 
-/// \brief Where a field goes (bits of ReportField::use).
+/// \brief Where a field goes (bits of ReportField::use; none: the text report only).
 enum FieldUse : unsigned {
   kJson = 1u << 0,        ///< the JSON report (and compare's report of each back end)
   kAttribute = 1u << 1,   ///< result-file attributes

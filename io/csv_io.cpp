@@ -39,9 +39,15 @@ std::vector<std::string_view> split(std::string_view line) {
   }
 }
 
-// The whole field must be a number; `scratch` gives strtod the NUL terminator it needs.
+// The whole field must be a number; `scratch` gives strtod the NUL terminator it needs. Decimal
+// only, as numpy.loadtxt reads: strtod would also take hexadecimal ("0x10" as 16, "0x1p-3").
 bool parse_number(std::string_view field, std::string* scratch, double* value) {
   if (field.empty()) return false;
+  const std::size_t digits = field[0] == '+' || field[0] == '-' ? 1 : 0;
+  if (field.size() > digits + 1 && field[digits] == '0' &&
+      (field[digits + 1] == 'x' || field[digits + 1] == 'X')) {
+    return false;
+  }
   scratch->assign(field);
   char* end = nullptr;
   *value = std::strtod(scratch->c_str(), &end);

@@ -13,6 +13,7 @@
 
 #include "mlfma2d/io.hpp"
 #include "nearfield/backend.hpp"
+#include "tree/timer.hpp"
 #include "tree/trace.hpp"
 
 namespace mlfma2d {
@@ -302,7 +303,7 @@ CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const Co
       cand.total = INFINITY;
       return seen[step] = cand;
     }
-    c.plan = build_plan(c.tree, threads, plan_options);
+    timed(&c.plan_seconds, [&] { c.plan = build_plan(c.tree, threads, plan_options); });
     c.predicted =
         predict(model, far_field_work(c.tree, c.plan), double(c.plan.near.pairs), all, p, field);
     cand.levels = c.tree.levels;

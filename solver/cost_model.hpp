@@ -67,7 +67,8 @@ struct CapacityChoice {
   int ct = 0, level_offset = 0;
   Tree tree;  ///< the chosen shape (no points attached yet)
   Plan plan;
-  std::string warning;  ///< grow_tree's, for the chosen tree
+  double plan_seconds = 0;  ///< building the chosen plan (part of the choice's time)
+  std::string warning;      ///< grow_tree's, for the chosen tree
   Prediction predicted;
   std::vector<CapacityCandidate> candidates;
 };

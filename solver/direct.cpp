@@ -18,6 +18,10 @@ void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
   if (x.size() != y.size() || x.size() != q.size())
     throw InvalidInput("direct_sum: source x, y and q must have equal lengths");
   if (tx.size() != ty.size()) throw InvalidInput("direct_sum: target x and y differ in length");
+  // The reference refuses what the Solver refuses, rather than returning NaN.
+  check_finite_points(x, y, "source");
+  check_finite_points(tx, ty, "target");
+  check_finite_charges(q.data(), q.size());
   const bool all = which.empty();
   const std::size_t m = all ? tx.size() : which.size();
   for (std::size_t k = 0; k < which.size(); ++k)
@@ -58,19 +62,68 @@ void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
   }
 }
 
-ErrorNorms error_norms(const std::vector<double>& value, const std::vector<double>& reference) {
-  if (value.size() != reference.size()) throw InvalidInput("error_norms: lengths differ");
-  double num = 0, den = 0, mx = 0;
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    const double d = value[i] - reference[i];
-    num += d * d;
-    den += reference[i] * reference[i];
-    mx = std::max(mx, std::abs(d));
+namespace {
+
+// The larger of a and b, NaN once either is NaN (std::max(0.0, NaN) is 0).
+double max_or_nan(double a, double b) {
+  if (std::isnan(a)) return a;
+  return std::isnan(b) || b > a ? b : a;
+}
+
+// Errors over n values of k components (1: a potential, 2: a field), difference and reference
+// magnitudes from `magnitudes(i, &d, &r)`. The sums of squares are taken of the magnitudes
+// divided by the largest (as LAPACK's dnrm2 scales), so values near 1e-200 or 1e200 neither
+// underflow nor overflow when squared; NaN and inf propagate.
+template <class Magnitudes>
+ErrorNorms scaled_norms(std::size_t n, Magnitudes magnitudes) {
+  double dmax = 0, rmax = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double d, r;
+    magnitudes(i, &d, &r);
+    dmax = max_or_nan(dmax, d);
+    rmax = max_or_nan(rmax, r);
   }
   ErrorNorms e;
-  e.rel_l2 = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-  e.max_abs = mx;
+  e.max_abs = dmax;
+  if (!std::isfinite(dmax) || !std::isfinite(rmax)) {
+    // An infinite reference has an infinite or NaN difference: inf / inf, NaN; an infinite
+    // difference from a finite reference, inf.
+    e.rel_l2 = std::isnan(dmax) || !std::isfinite(rmax) ? NAN : INFINITY;
+    return e;
+  }
+  if (dmax == 0) return e;
+  double sd = 0, sr = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double d, r;
+    magnitudes(i, &d, &r);
+    sd += (d / dmax) * (d / dmax);
+    if (rmax > 0) sr += (r / rmax) * (r / rmax);
+  }
+  // A reference of zeros: the absolute L2 error.
+  e.rel_l2 = rmax > 0 ? dmax / rmax * std::sqrt(sd / sr) : dmax * std::sqrt(sd);
   return e;
+}
+
+}  // namespace
+
+ErrorNorms error_norms(const std::vector<double>& value, const std::vector<double>& reference) {
+  if (value.size() != reference.size()) throw InvalidInput("error_norms: lengths differ");
+  return scaled_norms(value.size(), [&](std::size_t i, double* d, double* r) {
+    *d = std::abs(value[i] - reference[i]);
+    *r = std::abs(reference[i]);
+  });
+}
+
+ErrorNorms error_norms(const std::vector<double>& value_x, const std::vector<double>& value_y,
+                       const std::vector<double>& reference_x,
+                       const std::vector<double>& reference_y) {
+  const std::size_t n = value_x.size();
+  if (value_y.size() != n || reference_x.size() != n || reference_y.size() != n)
+    throw InvalidInput("error_norms: lengths differ");
+  return scaled_norms(n, [&](std::size_t i, double* d, double* r) {
+    *d = std::hypot(value_x[i] - reference_x[i], value_y[i] - reference_y[i]);
+    *r = std::hypot(reference_x[i], reference_y[i]);
+  });
 }
 
 }  // namespace mlfma2d

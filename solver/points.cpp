@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <unordered_map>
@@ -79,7 +80,11 @@ PreparedPoints prepare_points(const std::vector<double>& x, const std::vector<do
     return p;
   }
   const double most = std::max({std::abs(lo0), std::abs(hi0), std::abs(lo1), std::abs(hi1)});
-  std::frexp(most, &p.scale_exponent);  // most < 2^e: the scaled points lie in (-1, 1)
+  // most < 2^e: the scaled points lie in (-1, 1). At most 2^1023, the largest power of two a
+  // double holds (coordinates near +-1e308 give e = 1024): the scale stays a number, and the
+  // points lie in (-2, 2), where r^2 cannot overflow either.
+  std::frexp(most, &p.scale_exponent);
+  p.scale_exponent = std::min(p.scale_exponent, std::numeric_limits<double>::max_exponent - 1);
   auto scaled = [&](const std::vector<double>& v) {
     Array<double> out(v.size());
     const std::int64_t n = std::int64_t(v.size());

@@ -147,6 +147,7 @@ struct Solver::Impl {
             choose_capacity(sorted, kind, cost_model(p), p, opt.field, plan_options(p), build);
         tree = std::move(c.tree);
         plan = std::move(c.plan);
+        timings.plan = c.plan_seconds;  // within choose, not beside it
         warning = c.warning;
         choice.ct = c.ct;
         choice.level_offset = c.level_offset;
@@ -305,9 +306,7 @@ struct Solver::Impl {
 
   void evaluate(const double* caller_q, double* phi, double* fx, double* fy) {
     const std::size_t ns = tree.n_sources(), nt = tree.n_targets();
-    for (std::size_t j = 0; j < points.caller_sources; ++j)
-      if (!std::isfinite(caller_q[j]))
-        throw InvalidInput("charge " + std::to_string(j) + " is not finite");
+    check_finite_charges(caller_q, points.caller_sources);
     if (!phi) throw InvalidInput("no potential output given");
     if (opt.field && (!fx || !fy)) throw InvalidInput("field requested but no field output given");
     Timings& t = timings;

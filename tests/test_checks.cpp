@@ -21,6 +21,7 @@
 
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
+#include "mlfma2d/text.hpp"
 #include "tests/test_util.hpp"
 
 extern char** environ;
@@ -54,6 +55,58 @@ TEST(Checks, VerifyReportsTheToleranceAndPasses) {
   EXPECT_EQ(e["tolerance"].get<double>(), 1e-8);
   EXPECT_EQ(e["passed"], true);
   EXPECT_LE(e["rel_l2"].get<double>(), 1e-8);
+}
+
+// --terms: no eps, no tolerance; the report says nothing was checked, everywhere it goes (it said
+// "eps = 1e-06" and "tolerance met: yes" at a field error of 6e-3, and wrote error_passed=1).
+TEST(Checks, WithTermsTheVerifyReportClaimsNoTolerance) {
+  const std::string in = points_file("checks.h5", 2000);
+  const std::string out = fresh_path("terms2.h5");
+  AppRun r =
+      run_app("--input '" + in + "' --terms 2 --field --verify --quiet --output '" + out + "'");
+  ASSERT_EQ(r.code, 0) << describe(r);  // nothing was checked: not a failed check
+  EXPECT_TRUE(contains(r.out, "\n  tolerance     not checked (--terms given, no tolerance)\n"))
+      << r.out;
+  EXPECT_FALSE(contains(r.out, "eps =")) << r.out;
+  EXPECT_FALSE(contains(r.out, "met:")) << r.out;
+  const auto attributes = mlfma2d::read_result(out).attributes;
+  for (const char* absent : {"eps", "error_passed", "error_tolerance"}) {
+    EXPECT_EQ(attributes.count(absent), 0u) << absent;
+  }
+  EXPECT_EQ(attributes.at("terms_from").text, "terms");
+  EXPECT_GT(attributes.at("error_field_rel_l2").number, 1e-4);  // far from any eps
+
+  r = run_app("--input '" + in + "' --terms 2 --field --verify --quiet --report json");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const json j = json::parse(r.out);
+  EXPECT_TRUE(j["eps"].is_null()) << j["eps"];
+  EXPECT_TRUE(j["error"]["tolerance"].is_null()) << j["error"];
+  EXPECT_TRUE(j["error"]["passed"].is_null()) << j["error"];
+
+  // With eps, the run is judged and says so.
+  r = run_app("--input '" + in + "' --eps 1e-3 --field --verify --quiet --report json");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_EQ(json::parse(r.out)["error"]["passed"], true);
+  EXPECT_EQ(json::parse(r.out)["eps"], 1e-3);
+}
+
+// Sources spread over 1e200: the field is about 1e-200, its squares underflow; the field's error
+// norms are scaled (they once said 0.000e+00 where the error was 4.8e-9).
+TEST(Checks, VerifyMeasuresTheFieldOfHugeExtents) {
+  const mlfma2d::PointSet p = mlfma2d::testing::make_points("uniform", 1500, 5);
+  std::string csv = "x,y,q\n";
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    csv += mlfma2d::format("%.17g,%.17g,%.17g\n", 1e200 * p.x[i], 1e200 * p.y[i], p.q[i]);
+  }
+  const std::string in = fresh_path("huge_extent.csv");
+  write_file(in, csv);
+  const AppRun r =
+      run_app("--input '" + in + "' --field --verify --eps 1e-6 --report json --quiet");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const json e = json::parse(r.out)["error"];
+  EXPECT_GT(e["field_rel_l2"].get<double>(), 1e-14) << e;  // a measured error, not an underflow
+  EXPECT_LE(e["field_rel_l2"].get<double>(), 1e-6) << e;
+  EXPECT_GT(e["field_max_abs"].get<double>(), 0) << e;
 }
 
 TEST(Checks, ValuesThatAreNotFiniteAreExit5AfterTheReportAndTheOutput) {

@@ -55,6 +55,29 @@ std::vector<std::string> csv_header(const std::string& file) {
   return {};
 }
 
+// The first data row (after the header) of a CSV file, split at commas; empty cells kept.
+std::vector<std::string> csv_first_row(const std::string& file) {
+  std::ifstream in(file);
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::vector<std::string> cells;
+    std::size_t start = 0;
+    for (std::size_t comma; (comma = line.find(',', start)) != std::string::npos;) {
+      cells.push_back(line.substr(start, comma - start));
+      start = comma + 1;
+    }
+    cells.push_back(line.substr(start));
+    return cells;
+  }
+  return {};
+}
+
 std::size_t csv_rows(const std::string& file) {
   std::ifstream in(file);
   std::string line;
@@ -152,6 +175,10 @@ TEST(Compare, WritesCsvAndHdf5Tables) {
   }
   EXPECT_GE(csv_rows(csv), 1u);
   EXPECT_TRUE(contains(read_file(csv), "\ncpu,")) << read_file(csv);
+  // Text columns hold their text (the tree's kind was once an empty cell, and NaN in HDF5).
+  const auto tree = std::find(header.begin(), header.end(), "tree") - header.begin();
+  ASSERT_LT(std::size_t(tree), header.size());
+  EXPECT_EQ(csv_first_row(csv).at(tree), "adaptive") << read_file(csv);
 
   r = run("compare --input '" + points_file() + "' --quiet --output '" + h5 + "'");
   ASSERT_EQ(r.code, 0) << describe(r);
@@ -173,6 +200,20 @@ TEST(Compare, WritesCsvAndHdf5Tables) {
   H5Sclose(mem);
   H5Sclose(space);
   H5Dclose(d);
+  const hid_t tree_set = H5Dopen2(f, "/compare/tree", H5P_DEFAULT);
+  ASSERT_GE(tree_set, 0);
+  const hid_t tree_type = H5Dget_type(tree_set);
+  EXPECT_EQ(H5Tget_class(tree_type), H5T_STRING);
+  if (H5Tget_class(tree_type) == H5T_STRING && H5Tis_variable_str(tree_type) > 0) {
+    const hid_t tree_space = H5Dget_space(tree_set);
+    std::vector<char*> kinds(H5Sget_simple_extent_npoints(tree_space));
+    ASSERT_GE(H5Dread(tree_set, tree_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, kinds.data()), 0);
+    EXPECT_STREQ(kinds.at(0), "adaptive");
+    for (char* kind : kinds) H5free_memory(kind);
+    H5Sclose(tree_space);
+  }
+  H5Tclose(tree_type);
+  H5Dclose(tree_set);
   H5Fclose(f);
   // No temporary files left beside the tables.
   for (const auto& entry : fs::directory_iterator(temp_dir())) {

@@ -456,6 +456,32 @@ TEST(CsvInput, ErrorsNameFileLineAndColumn) {
   expect_read_error(h5, {h5 + ": not a CSV text file"});
 }
 
+// Numbers are decimal, as numpy.loadtxt reads them: strtod's hexadecimal ("0x10" as 16,
+// "0x1p-3" as 0.125) is refused like any other text; inf and nan still say they are not finite,
+// and signs, exponents and spaces around a number are read as before.
+TEST(CsvInput, HexadecimalNumbersAreNotNumbers) {
+  for (const std::string bad : {"0x10", "0x1p-3", "-0X1A", "+0x0", "0x"}) {
+    SCOPED_TRACE(bad);
+    const std::string path = testing::fresh_path("hex.csv");
+    write_file(path, "x,y,q\n1,2,3\n4,5," + bad + "\n");
+    expect_read_error(path, {path + ": line 3, column q: '" + bad + "' is not a number"});
+    std::vector<double> tx, ty;
+    write_file(path, "x,y\n" + bad + ",1\n");
+    EXPECT_THROW(read_targets(path, &tx, &ty), IoError);
+  }
+  for (const std::string spelled : {"inf", "-Infinity", "nan", "NAN"}) {
+    const std::string path = testing::fresh_path("nonfinite.csv");
+    write_file(path, "x,y,q\n1,2," + spelled + "\n");
+    expect_read_error(path, {path + ": line 2, column q: '" + spelled + "' is not finite"});
+  }
+  const std::string path = testing::fresh_path("decimal.csv");
+  write_file(path, "x,y,q\n+0.5, -0e1 ,1E-3\n010,0.0,-.25\n");
+  const PointSet p = read_points(path);
+  EXPECT_EQ(p.x, (std::vector<double>{0.5, 10}));
+  EXPECT_EQ(p.y, (std::vector<double>{0, 0}));
+  EXPECT_EQ(p.q, (std::vector<double>{1e-3, -0.25}));
+}
+
 TEST(CsvInput, ResultWithOneFieldColumnIsAnError) {
   const std::string path = testing::fresh_path("halffield.csv");
   write_file(path, "x,y,potential,field_x\n1,2,3,4\n");

@@ -255,5 +255,56 @@ TEST(Hdf5Input, AnExternalLinkIsSaidForWhatItIs) {
   EXPECT_EQ(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
 }
 
+// Coordinates near +-1e308 are scaled by 2^-1023 (the report once said "scaled by 1/inf", JSON
+// null); unscaled ones have coordinate_scale null in JSON (once 0.0) and no line in the text.
+TEST(Report, TheCoordinateScaleIsTheRealOneOrNull) {
+  const std::string huge = fresh_path("near_max.csv");
+  write_file(huge, "x,y,q\n-1e308,0,1\n1e308,1e308,-2\n0.5e308,-1.7e308,0.5\n");
+  testing::AppRun r = testing::run_app("--input '" + huge + "' --quiet");
+  ASSERT_EQ(r.code, 0) << testing::describe(r);
+  EXPECT_TRUE(contains(r.out, "coordinates scaled by 1/8.99e+307")) << r.out;
+  EXPECT_FALSE(contains(r.out, "1/inf")) << r.out;
+  r = testing::run_app("--input '" + huge + "' --quiet --report json");
+  ASSERT_EQ(r.code, 0) << testing::describe(r);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["coordinate_scale"], std::ldexp(1.0, 1023)) << r.out;
+
+  const std::string plain = fresh_path("plain.csv");
+  write_file(plain, "x,y,q\n0,0,1\n1,0.5,-2\n0.25,0.75,0.5\n");
+  r = testing::run_app("--input '" + plain + "' --quiet");
+  ASSERT_EQ(r.code, 0) << testing::describe(r);
+  EXPECT_FALSE(contains(r.out, "scaled")) << r.out;
+  r = testing::run_app("--input '" + plain + "' --quiet --report json");
+  ASSERT_EQ(r.code, 0) << testing::describe(r);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("coordinate_scale")) << r.out;
+  EXPECT_TRUE(j["coordinate_scale"].is_null()) << r.out;
+}
+
+// Under --ct auto the chosen plan is built within choose: its time is reported (it was always 0)
+// and the text says where it went.
+TEST(Report, ThePlanTimeUnderCtAutoIsMeasuredWithinChoose) {
+  const std::string in = fresh_path("plan_time.h5");
+  write_points(in, testing::make_points("uniform", 20000, 3));
+  testing::AppRun r = testing::run_app("--input '" + in + "' --backend cpu --quiet --report json");
+  ASSERT_EQ(r.code, 0) << testing::describe(r);
+  nlohmann::json t = nlohmann::json::parse(r.out)["timings"];
+  EXPECT_GT(t["plan"].get<double>(), 0) << t;
+  EXPECT_LE(t["plan"].get<double>(), t["choose"].get<double>()) << t;
+  r = testing::run_app("--input '" + in + "' --backend cpu --quiet");
+  ASSERT_EQ(r.code, 0) << testing::describe(r);
+  const auto line = r.out.find("\n  plan ");
+  ASSERT_NE(line, std::string::npos) << r.out;
+  EXPECT_TRUE(contains(r.out.substr(line, r.out.find('\n', line + 1) - line), "(within choose)"))
+      << r.out;
+  // A given CT: the plan is built on its own, and choose does not run.
+  r = testing::run_app("--input '" + in + "' --backend cpu --ct 32 --quiet --report json");
+  ASSERT_EQ(r.code, 0) << testing::describe(r);
+  t = nlohmann::json::parse(r.out)["timings"];
+  EXPECT_GT(t["plan"].get<double>(), 0) << t;
+  EXPECT_EQ(t["choose"].get<double>(), 0) << t;
+  r = testing::run_app("--input '" + in + "' --backend cpu --ct 32 --quiet");
+  EXPECT_FALSE(contains(r.out, "within choose")) << r.out;
+}
+
 }  // namespace
 }  // namespace mlfma2d

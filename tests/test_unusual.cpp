@@ -268,6 +268,32 @@ TEST(Unusual, ExtentsBeyondTheSquareOfADoubleAreExact) {
   }
 }
 
+// Coordinates near +-1e308 (beyond 2^1023): the scale is the largest power of two a double holds,
+// 2^1023, not 2^1024 (which is inf: the report said "scaled by 1/inf" and the direct sum's field,
+// divided by it, was 0).
+TEST(Unusual, CoordinatesNearTheLargestDoubleHaveAFiniteScale) {
+  Points p = uniform(300, 21);
+  for (std::size_t i = 0; i < p.x.size(); ++i) {
+    p.x[i] = 1e308 * (2 * p.x[i] - 1);
+    p.y[i] = 1e308 * (2 * p.y[i] - 1);
+  }
+  p.x[0] = 1.7e308;  // beyond 2^1023 = 8.99e307
+  std::vector<double> rp, rx, ry;
+  long_double_sums(p, &rp, &rx, &ry);
+  Options o;
+  o.eps = 1e-10;
+  o.field = true;
+  Solver s(p.x, p.y, o);
+  EXPECT_EQ(s.stats().coordinate_scale, std::ldexp(1.0, 1023));
+  const Result r = s.evaluate(p.q);
+  EXPECT_LE(error_norms(r.potential, rp).rel_l2, 1e-10);
+  EXPECT_LE(scaled_field_error(r.field_x, r.field_y, rx, ry), 1e-10);
+  std::vector<double> dp, dx, dy;
+  direct_sum(p.x, p.y, p.q, p.x, p.y, {}, &dp, &dx, &dy, 2);
+  EXPECT_LE(error_norms(dp, rp).rel_l2, 1e-14);
+  EXPECT_LE(scaled_field_error(dx, dy, rx, ry), 1e-13);
+}
+
 // Two points that differ but become one when scaled to the set's extent: a clear error, not a
 // silently skipped pair.
 TEST(Unusual, PointsBelowTheResolutionOfAHugeExtentAreAnError) {

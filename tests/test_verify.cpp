@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "app/inputs.hpp"
@@ -63,7 +64,10 @@ TEST(Verify, TheAccuracyFloorRaisesTheTolerance) {
 
 TEST(Verify, WithTermsOnlyANonFiniteErrorFails) {
   const Case c(1e-2, 1e-2);
-  EXPECT_TRUE(verify(c.ref, c.result, 1e-8, false, 0).passed);
+  const Verification terms = verify(c.ref, c.result, 1e-8, false, 0);
+  EXPECT_TRUE(terms.passed);
+  EXPECT_FALSE(terms.checked);  // no tolerance: the report must not claim one was met
+  EXPECT_TRUE(verify(c.ref, c.result, 1e-1, true, 0).checked);
   Case nan(0, 0);
   nan.result.potential[2] = std::numeric_limits<double>::quiet_NaN();
   for (const bool from_eps : {true, false}) {
@@ -71,6 +75,44 @@ TEST(Verify, WithTermsOnlyANonFiniteErrorFails) {
     EXPECT_FALSE(v.passed);
     EXPECT_TRUE(testing::contains(v.failure, "is not finite")) << v.failure;
   }
+}
+
+// Values near 1e-200 (the field of sources spread over 1e200) or 1e200: their squares would
+// underflow or overflow; the norms are scaled, so the errors are the relative errors made.
+TEST(Verify, ErrorsOfTinyAndHugeValuesAreMeasured) {
+  for (const double size : {1e-200, 1e-310, 1e200}) {
+    Case c(1e-7, 2e-7);
+    for (auto* v : {&c.ref.phi, &c.ref.fx, &c.result.potential, &c.result.field_x}) {
+      for (double& x : *v) x *= size;
+    }
+    const Verification v = verify(c.ref, c.result, 1e-6, true, 0);
+    EXPECT_NEAR(v.rel_l2, 1e-7, size < 1e-300 ? 1e-9 : 1e-15) << size;
+    EXPECT_NEAR(v.field_rel_l2, 2e-7, size < 1e-300 ? 1e-9 : 1e-15) << size;
+    EXPECT_NEAR(v.field_max_abs / size, 2e-7, 1e-9) << size;
+    EXPECT_TRUE(v.passed) << v.failure;
+  }
+}
+
+// A NaN is never a smaller error: std::max(0.0, NaN) is 0, which once made max_abs 0.
+TEST(ErrorNorms, NaNAndInfPropagate) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& [value, reference] :
+       std::vector<std::pair<std::vector<double>, std::vector<double>>>{
+           {{nan, 1}, {1, 1}}, {{1, nan}, {1, 1}}, {{1, 1}, {nan, 1}}}) {
+    const ErrorNorms e = error_norms(value, reference);
+    EXPECT_TRUE(std::isnan(e.max_abs));
+    EXPECT_TRUE(std::isnan(e.rel_l2));
+  }
+  const ErrorNorms f = error_norms({1, 1}, {0, 1}, {nan, 1}, {0, 1});
+  EXPECT_TRUE(std::isnan(f.max_abs));
+  EXPECT_TRUE(std::isnan(f.rel_l2));
+  const ErrorNorms inf = error_norms({INFINITY, 1}, {1, 1});
+  EXPECT_EQ(inf.max_abs, INFINITY);
+  EXPECT_EQ(inf.rel_l2, INFINITY);
+  const ErrorNorms zero = error_norms({1, 2}, {1, 2});
+  EXPECT_EQ(zero.rel_l2, 0);
+  EXPECT_EQ(zero.max_abs, 0);
+  EXPECT_NEAR(error_norms({3, 0}, {0, 0}).rel_l2, 3, 1e-15);  // a zero reference: absolute
 }
 
 TEST(Verify, NonFiniteValuesAreCounted) {

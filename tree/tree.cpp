@@ -381,24 +381,29 @@ void check_points(const std::vector<double>& x, const std::vector<double>& y,
     throw InvalidInput("target x and y have different lengths (" + std::to_string(tx.size()) +
                        " and " + std::to_string(ty.size()) + ")");
   if (x.empty()) throw InvalidInput("no sources: at least one source point is needed");
-  for (int set = 0; set < 2; ++set) {
-    const std::vector<double>& px = set ? tx : x;
-    const std::vector<double>& py = set ? ty : y;
-    // In parallel whether any is not finite; then the first such point, for the message.
-    const std::int64_t n = std::int64_t(px.size());
-    bool bad = false;
+  check_finite_points(x, y, "source");
+  check_finite_points(tx, ty, "target");
+}
+
+void check_finite_points(const std::vector<double>& x, const std::vector<double>& y,
+                         const char* what) {
+  // In parallel whether any is not finite; then the first such point, for the message.
+  const std::int64_t n = std::int64_t(x.size());
+  bool bad = false;
 #pragma omp parallel for num_threads(team_size(0, n)) schedule(static) reduction(|| : bad)
-    for (std::int64_t i = 0; i < n; ++i)
-      bad = bad || !(std::isfinite(px[i]) && std::isfinite(py[i]));
-    if (!bad) continue;
-    for (std::size_t i = 0; i < px.size(); ++i) {
-      if (std::isfinite(px[i]) && std::isfinite(py[i])) continue;
-      std::ostringstream m;
-      m << (set ? "target " : "source ") << i << " has a non-finite coordinate (" << px[i] << ", "
-        << py[i] << ")";
-      throw InvalidInput(m.str());
-    }
+  for (std::int64_t i = 0; i < n; ++i) bad = bad || !(std::isfinite(x[i]) && std::isfinite(y[i]));
+  if (!bad) return;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (std::isfinite(x[i]) && std::isfinite(y[i])) continue;
+    std::ostringstream m;
+    m << what << " " << i << " has a non-finite coordinate (" << x[i] << ", " << y[i] << ")";
+    throw InvalidInput(m.str());
   }
+}
+
+void check_finite_charges(const double* q, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j)
+    if (!std::isfinite(q[j])) throw InvalidInput("charge " + std::to_string(j) + " is not finite");
 }
 
 TreePoints sort_tree_points(const std::vector<double>& x, const std::vector<double>& y,

@@ -132,6 +132,12 @@ struct TreePoints {
 /// non-finite coordinate (naming the point).
 void check_points(const std::vector<double>& x, const std::vector<double>& y,
                   const std::vector<double>& tx, const std::vector<double>& ty);
+/// Throws InvalidInput naming the first point with a coordinate that is not finite: "source 7
+/// has a non-finite coordinate (nan, 0.3)" (`what` = "source" or "target"; equal lengths).
+void check_finite_points(const std::vector<double>& x, const std::vector<double>& y,
+                         const char* what);
+/// Throws InvalidInput naming the first charge that is not finite: "charge 1 is not finite".
+void check_finite_charges(const double* q, std::size_t n);
 
 /// \brief n points as two borrowed coordinate arrays.
 struct PointsRef {

@@ -64,7 +64,10 @@ struct Options {
 /// \brief Wall-clock seconds of each phase of the last evaluation (0 where a phase did not run).
 struct Timings {
   double tree = 0, plan = 0, setup = 0;  ///< geometry set-up (tree, plan, back-end set-up)
-  double choose = 0;  ///< ct auto: the cost model (its calibration when not cached, candidates)
+  /// ct auto: the cost model (its calibration when not cached, every candidate's tree and plan).
+  /// The chosen plan is built within it: `plan` is then that plan's part of `choose`, not time
+  /// beside it (and `tree` the points' preparation and sorting only).
+  double choose = 0;
   double device_wait = 0;  ///< of setup: waiting for the device's start (first use in a
                            ///< process) and the pinned buffers made beside the tree
   double p2m = 0, m2m = 0, m2l = 0, l2l = 0, l2p = 0;  ///< far field, by operator
@@ -207,17 +210,25 @@ void wait_for_device();
 /// \brief Direct O(N M) summation (OpenMP), the reference for accuracy.
 /// Evaluates at the targets listed in `which` (indices into tx/ty), or at all targets when
 /// `which` is empty. Outputs have one entry per evaluated target; fx/fy may be null.
+/// InvalidInput, as the Solver's, for a coordinate or charge that is not finite.
 void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
                 const std::vector<double>& q, const std::vector<double>& tx,
                 const std::vector<double>& ty, const std::vector<std::size_t>& which,
                 std::vector<double>* potential, std::vector<double>* fx, std::vector<double>* fy,
                 int threads = 0);
 
-/// \brief Relative L2 and max absolute error of `value` against `reference`.
+/// \brief Relative L2 and max absolute error of `value` against `reference` (the absolute L2
+/// error when the reference is all zeros). The sums of squares are scaled, so values near
+/// 1e-200 or 1e200 neither underflow nor overflow; a NaN anywhere gives NaN in both.
 struct ErrorNorms {
   double rel_l2 = 0;
   double max_abs = 0;
 };
 ErrorNorms error_norms(const std::vector<double>& value, const std::vector<double>& reference);
+/// \brief The same for a field: the L2 norms over the 2-vectors (x, y), max_abs the largest
+/// Euclidean difference. InvalidInput if the lengths differ.
+ErrorNorms error_norms(const std::vector<double>& value_x, const std::vector<double>& value_y,
+                       const std::vector<double>& reference_x,
+                       const std::vector<double>& reference_y);
 
 }  // namespace mlfma2d

@@ -140,7 +140,8 @@ def direct_sum(x, y, q, targets=None, *, field=False, which=None, threads=None):
 
     targets: None (the sources, self pairs skipped) or a pair (tx, ty). which: None (every target)
     or indices of the targets to evaluate. Returns the potential, or (potential, ex, ey) with
-    field=True, one entry per evaluated target.
+    field=True, one entry per evaluated target. Raises InvalidInput, as Solver does, for a
+    coordinate or charge that is NaN or infinite.
     """
     return _core.direct_sum(x, y, q, targets, bool(field), which, 0 if threads is None else threads)
 
@@ -172,5 +173,7 @@ def terms_for_eps(eps):
 
 
 def error_norms(value, reference):
-    """{"rel_l2": ||value - reference|| / ||reference||, "max_abs": max |value - reference|}."""
+    """{"rel_l2": ||value - reference|| / ||reference||, "max_abs": max |value - reference|}
+    (rel_l2 the absolute norm when the reference is all zeros); a NaN in either gives NaN in
+    both."""
     return _core.error_norms(value, reference)

@@ -132,6 +132,34 @@ def test_bad_direct_sum_arguments():
         mlfma2d.direct_sum([0, 1], [0, 1], [1, 1], which=[0.5])
 
 
+def test_direct_sum_refuses_non_finite_input_as_the_solver_does():
+    # The reference once returned NaN here while Solver refused the same points.
+    nan, inf = float("nan"), float("inf")
+    for x, y, q, targets, message in [
+            ([0, nan], [0, 1], [1, 1], None, "source 1 has a non-finite coordinate (nan, 1)"),
+            ([0, 1], [-inf, 1], [1, 1], None, "source 0 has a non-finite coordinate (0, -inf)"),
+            ([0, 1], [0, 1], [1, inf], None, "charge 1 is not finite"),
+            ([0, 1], [0, 1], [1, 1], ([0.5, inf], [0.5, 0]),
+             "target 1 has a non-finite coordinate (inf, 0)")]:
+        with raises_invalid(message):
+            mlfma2d.direct_sum(x, y, q, targets)
+        if targets is None and np.isfinite(x).all() and np.isfinite(y).all():
+            with raises_invalid(message):
+                mlfma2d.Solver(x, y).evaluate(q)
+        elif targets is None:
+            with raises_invalid(message):
+                mlfma2d.Solver(x, y)
+
+
+def test_error_norms_never_hide_a_nan():
+    for value, reference in [([np.nan, 1.0], [1.0, 1.0]), ([1.0, 1.0], [1.0, np.nan]),
+                             ([1.0, np.nan], [1.0, 1.0])]:
+        e = mlfma2d.error_norms(value, reference)
+        assert np.isnan(e["max_abs"]) and np.isnan(e["rel_l2"]), (value, reference, e)
+    e = mlfma2d.error_norms([np.inf, 1.0], [1.0, 1.0])
+    assert e["max_abs"] == np.inf and e["rel_l2"] == np.inf
+
+
 def test_bad_generator_and_format_arguments():
     with pytest.raises(mlfma2d.InvalidInput,
                        match="^unknown point-set shape 'blob': valid shapes are uniform, "):
