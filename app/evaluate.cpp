@@ -215,9 +215,18 @@ Result run_solver(const LoadedInput& in, const Options& options, int repeat,
                   RunReport* report) {
   const PointSet& points = in.points;
   const std::size_t nt = in.tx().size();
+  // The estimate counts what the evaluation adds to what is resident now (the points, the
+  // program). Before the tree: the per-point arrays alone, a lower bound.
+  const std::size_t resident_before = tuning::host_memory().resident;
+  MemoryShape shape;
+  shape.sources = points.x.size();
+  shape.targets = nt;
+  shape.self = in.self();
+  shape.field = options.field;
+  shape.backend = options.backend;
   check_memory("evaluating " + std::to_string(points.x.size()) + " sources at " +
                    std::to_string(nt) + " targets",
-               evaluation_bytes(points.x.size(), nt, 0, 0));
+               evaluation_memory(shape).peak());
   std::unique_ptr<Solver> solver;
   {
     const auto step = progress.step(label + "building tree and plan");
@@ -229,8 +238,21 @@ Result run_solver(const LoadedInput& in, const Options& options, int repeat,
     for (const std::string& w : solver->warnings()) err << "warning: " << w << "\n";
   }
   const TreeStats& stats = solver->stats();
+  // With the tree, its plan, the candidates of --ct auto and the back end known: the whole
+  // estimate; what the evaluation still adds must fit.
+  shape.backend = solver->auto_choice().backend;
+  shape.terms = stats.terms;
+  shape.evaluated = {double(stats.boxes), double(stats.leaf_boxes), double(stats.m2l_pairs)};
+  for (const CapacityCandidate& c : solver->auto_choice().candidates) {
+    // Boxes are not recorded per candidate: a quadtree of L leaves has about 4 L / 3 boxes.
+    shape.candidates.push_back({4.0 * double(c.leaf_boxes) / 3, double(c.leaf_boxes),
+                                double(c.m2l_pairs)});
+  }
+  const double estimate = evaluation_memory(shape).peak();
+  const std::size_t resident_now = tuning::host_memory().resident;
+  const double added = resident_now > resident_before ? double(resident_now - resident_before) : 0;
   check_memory(format("evaluating on a tree of %zu boxes with p = %d", stats.boxes, stats.terms),
-               evaluation_bytes(points.x.size(), nt, stats.boxes, stats.terms));
+               std::max(0.0, estimate - added));
   std::vector<Timings> runs;
   Result result;
   for (int k = 1; k <= repeat; ++k) {
@@ -240,6 +262,8 @@ Result run_solver(const LoadedInput& in, const Options& options, int repeat,
     runs.push_back(solver->timings());
   }
   RunReport& r = *report;
+  r.memory_estimate = double(resident_before) + estimate;
+  r.memory_peak = tuning::host_memory().peak_resident;
   r.input = in.input;
   r.targets_input = in.targets_input;
   // The options as run: what the Solver chose in place of "auto".
@@ -412,8 +436,10 @@ int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
     file.potential = std::move(result.potential);
     file.field_x = std::move(result.field_x);
     file.field_y = std::move(result.field_y);
-    file.tx = in.tx();
-    file.ty = in.ty();
+    // Moved, not copied (16 bytes a target): the points are not needed after this.
+    const bool self = in.self();
+    file.tx = std::move(self ? in.points.x : in.points.tx);
+    file.ty = std::move(self ? in.points.y : in.points.ty);
     file.attributes = to_attributes(report);
     write_result(a.output, file);
   } else {

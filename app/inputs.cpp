@@ -224,8 +224,58 @@ void check_memory(const std::string& what, double bytes) {
              what.c_str(), bytes / gib, double(available) / gib, which));
 }
 
-double evaluation_bytes(std::size_t sources, std::size_t targets, std::size_t boxes, int terms) {
-  return 180.0 * double(sources + targets) + 50.0 * double(boxes) * double(terms);
+double MemoryEstimate::peak() const {
+  return std::max({sort, choose, setup, evaluation});
+}
+
+MemoryEstimate evaluation_memory(const MemoryShape& m) {
+  // Counts: S sources, T targets the tree holds apart from the sources (0 in self-evaluation),
+  // R results (the caller's targets); outputs are 1 array, 3 with the field.
+  const double S = double(m.sources), T = m.self ? 0.0 : double(m.targets),
+               R = double(m.targets), outputs = m.field ? 3 : 1;
+  // A tree and its plan: per box its level entry (key, 4 ranges, parent, children: 48 bytes)
+  // and X-list start (8); per leaf its BoxRef, near list (4 starts and about 5 merged ranges of
+  // 16 bytes) and W-list start; per M2L pair two int32. Vectors grown by push_back keep up to
+  // twice their size: counted twice (measured at N = 1e6, CT 16 against CT 32: 1.9x of these
+  // counts; tests/memory_estimate.py).
+  auto tree_plan = [](const TreeSize& t) {
+    return 2 * (56 * t.boxes + 128 * t.leaves + 8 * t.m2l_pairs);
+  };
+  // The Morton sort of one point set of n: its keys (8), the records (key, index, x, y: 32) and
+  // the sorted index, x, y (24); the records go when it ends, the keys with attach_points.
+  const double sorted = 32 * (S + T);
+  // Each near-field back end's host arrays: resident (set-up to the end) and the set-up's
+  // transient layout.
+  double resident = 0, layout = 0;
+  if (m.backend == "shared" || m.backend == "repetition-gpu") {
+    resident = 8 * S + 8 * outputs * R;  // pinned charges and outputs (ChargeIo)
+    // shared's slot arrays (x, y: 16; caller index, tree target, leaf: 12) and union lists
+    // (about 8 int32 a target); repetition-gpu uploads the tree's arrays directly.
+    if (m.backend == "shared") layout = 28 * R + 32 * R;
+  } else if (m.backend == "indexing") {
+    // Its own caller-order coordinates, pinned coordinates, charges and outputs, and one chunk's
+    // index arrays (a target index and about 9 t source indices a target, int32).
+    resident = 16 * (S + T) + 8 * (2 * R + 3 * S + outputs * R) + 4 * R * 10;
+  } else if (m.backend == "repetition") {
+    resident = 8 * S + 8 * outputs * R + 2.0 * 1024 * 1024 * 1024;  // + two 1 GiB record chunks
+  } else {                                                       // cpu, and auto before it is chosen
+    resident = 8 * S + 8 * outputs * R;  // charges and outputs in tree order
+  }
+  MemoryEstimate e;
+  e.sort = m.self ? 64 * S : std::max(64 * S, 32 * S + 64 * T);
+  // The choice keeps the best tree and plan while it builds the next: the two largest.
+  std::vector<double> c;
+  for (const TreeSize& t : m.candidates) c.push_back(tree_plan(t));
+  std::sort(c.rbegin(), c.rend());
+  const double two = (c.size() > 0 ? c[0] : 0) + (c.size() > 1 ? c[1] : 0);
+  e.choose = 8 * (S + T) + sorted + 1 * (S + T) + two;  // keys + sorted + Crowding's depths
+  const double kept = 24 * (S + T) + tree_plan(m.evaluated) + resident;
+  e.setup = kept + layout;
+  // Per evaluation: the expansions (multipole and local, p + 1 complex per box), the tree-order
+  // charges and far-field outputs, and the caller-order result.
+  e.evaluation = kept + 32.0 * (m.terms + 1) * m.evaluated.boxes + 8 * S + 8 * outputs * R +
+                 8 * outputs * R;
+  return e;
 }
 
 }  // namespace mlfma2d::app

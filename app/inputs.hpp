@@ -97,9 +97,35 @@ NonFinite count_non_finite(const Result& result);
 /// machine has available (MemAvailable, or less under ulimit -v), saying the estimate; does
 /// nothing when that is unknown.
 void check_memory(const std::string& what, double bytes);
-/// Bytes an evaluation needs beyond the points: a first estimate from the points alone (`boxes`
-/// = 0, before the tree), or with the tree's boxes and the expansion terms (measured on uniform
-/// plates, N = 1e6: about 180 bytes per source and target and 50 per box and term).
-double evaluation_bytes(std::size_t sources, std::size_t targets, std::size_t boxes, int terms);
+/// \brief The sizes of one tree and its plan (TreeStats' figures; boxes estimated from leaves
+/// where only those are known).
+struct TreeSize {
+  double boxes = 0, leaves = 0, m2l_pairs = 0;
+};
+
+/// \brief What an evaluation's memory depends on: the caller's points, the back end, p and the
+/// trees alive at once (empty before the tree is known: the estimate is then a lower bound).
+struct MemoryShape {
+  std::size_t sources = 0, targets = 0;
+  bool self = true, field = false;
+  std::string backend;  ///< as run ("auto" before it is resolved: counted as cpu)
+  int terms = 0;        ///< expansion terms p (0: unknown, no expansions counted)
+  TreeSize evaluated;   ///< the tree evaluated on
+  /// While CT is chosen (--ct auto): the candidates' trees of which two are alive at once.
+  std::vector<TreeSize> candidates;
+};
+
+/// \brief Bytes an evaluation allocates beyond what is resident before the Solver (the input
+/// points, the program), phase by phase; each phase counts what is alive at its peak. A model of
+/// every array (docs/performance.md, "Memory"), for unscaled coordinates without coincident
+/// sources (scaling and merging add copies: 16 bytes per point).
+struct MemoryEstimate {
+  double sort = 0;        ///< the Morton sort: keys, records and sorted arrays
+  double choose = 0;      ///< sorted points and two candidate trees and plans (--ct auto)
+  double setup = 0;       ///< tree, plan and the back end's set-up (its transient layout)
+  double evaluation = 0;  ///< tree, plan, back end, expansions, far-field and result arrays
+  double peak() const;
+};
+MemoryEstimate evaluation_memory(const MemoryShape& shape);
 
 }  // namespace mlfma2d::app

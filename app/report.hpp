@@ -35,6 +35,10 @@ struct RunReport {
   Verification verification;
   tuning::AutoSelection auto_selection;  ///< what was chosen automatically (back end, depth), why
   std::string preview;                   ///< without --output: the first values, as text
+  /// Host memory: the process's peak resident bytes after the evaluations (VmHWM; 0 where not
+  /// known), and the estimate of it (what was resident before the Solver + evaluation_memory).
+  std::size_t memory_peak = 0;
+  double memory_estimate = 0;
 };
 
 /// \brief Where a field goes (bits of ReportField::use; none: the text report only).

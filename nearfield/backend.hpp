@@ -30,7 +30,9 @@ struct NearFieldProblem {
   /// Tree order to caller order: tree-ordered source i is caller source src_index[i].
   const std::int64_t *src_index = nullptr, *tgt_index = nullptr;
   /// Caller-order coordinates (the papers' "sourcePoints"/"targetPoints", used by the layout of
-  /// paper Alg. 1). When targets are the sources, caller_tx/ty equal caller_sx/sy.
+  /// paper Alg. 1). When targets are the sources, caller_tx/ty equal caller_sx/sy. Valid only
+  /// during setup(): the Solver frees them after it (a back end that reads them later copies
+  /// them).
   const double *caller_sx = nullptr, *caller_sy = nullptr;
   const double *caller_tx = nullptr, *caller_ty = nullptr;
   std::size_t t = 0;  ///< most sources or targets in one leaf (the paper's t)

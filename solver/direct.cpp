@@ -35,11 +35,12 @@ void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
   }
   // Coordinates scaled by 2^-k when their extent would overflow r^2 (as the Solver does,
   // solver/points.hpp): log|x - y| = log S + log|u - v|, E = E_u / S.
+  // Views of the caller's arrays unless scaled (then copies): no copy of N points for a sample.
   const PreparedPoints pts = prepare_points(x, y, tx, ty, threads);
-  const auto& sx = pts.sx;
-  const auto& sy = pts.sy;
-  const auto& gx = pts.tx;
-  const auto& gy = pts.ty;
+  const double* sx = pts.src.x;
+  const double* sy = pts.src.y;
+  const double* gx = pts.targets().x;
+  const double* gy = pts.targets().y;
   const double log_s = pts.log_scale(), inv_s = 1.0 / pts.scale();
   const std::size_t n = x.size();
 #pragma omp parallel for num_threads(threads > 0 ? threads : omp_get_max_threads()) \

@@ -72,11 +72,10 @@ PreparedPoints prepare_points(const std::vector<double>& x, const std::vector<do
     }
   }
   const double extent = std::max(hi0 - lo0, hi1 - lo1);
+  p.n_sources = x.size();
   if (std::isfinite(extent) && extent <= std::ldexp(1.0, kScaleAbove)) {
-    p.sx = parallel_copy(x.data(), x.size(), threads);
-    p.sy = parallel_copy(y.data(), y.size(), threads);
-    p.tx = parallel_copy(tx.data(), tx.size(), threads);
-    p.ty = parallel_copy(ty.data(), ty.size(), threads);
+    p.src = {x.data(), y.data(), x.size()};
+    p.tgt = {tx.data(), ty.data(), tx.size()};
     return p;
   }
   const double most = std::max({std::abs(lo0), std::abs(hi0), std::abs(lo1), std::abs(hi1)});
@@ -96,7 +95,14 @@ PreparedPoints prepare_points(const std::vector<double>& x, const std::vector<do
   p.sy = scaled(y);
   p.tx = scaled(tx);
   p.ty = scaled(ty);
+  p.src = {p.sx.data(), p.sy.data(), p.sx.size()};
+  p.tgt = {p.tx.data(), p.ty.data(), p.tx.size()};
   return p;
+}
+
+void PreparedPoints::release_coordinates() {
+  src = tgt = PointsRef{};
+  sx = sy = tx = ty = Array<double>();
 }
 
 // Two caller points that scaling made one: the potential would depend on digits doubles lack.
@@ -117,7 +123,7 @@ bool merge_coincident_sources(const TreePoints& sorted, const std::vector<double
   const auto& index = sorted.sources.index;
   // Within each shared cell, sources with equal coordinates (sorted by (x, y), then caller
   // index): every group gets its smallest caller index as representative.
-  const std::int64_t ns = std::int64_t(p->sx.size());
+  const std::int64_t ns = std::int64_t(p->n_sources);
   std::vector<std::int64_t> rep;  // caller source -> its representative (filled lazily)
   std::vector<std::int64_t> order;
   for (std::size_t r = 0; r < sorted.shared_cells.size(); r += 2) {
@@ -149,8 +155,8 @@ bool merge_coincident_sources(const TreePoints& sorted, const std::vector<double
   for (std::int64_t j = 0; j < ns; ++j) {
     if (rep[j] != j) continue;
     unique_of[j] = std::int64_t(ux.size());
-    ux.push_back(p->sx[j]);
-    uy.push_back(p->sy[j]);
+    ux.push_back(p->src.x[j]);
+    uy.push_back(p->src.y[j]);
   }
   const std::int64_t nu = std::int64_t(ux.size());
   p->member_begin.assign(nu + 1, 0);
@@ -161,29 +167,36 @@ bool merge_coincident_sources(const TreePoints& sorted, const std::vector<double
   for (std::int64_t j = 0; j < ns; ++j) p->member[at[unique_of[rep[j]]]++] = j;
   // The targets: all of them (in self-evaluation the caller's sources, each still a target).
   if (p->self) {
-    p->tx = std::move(p->sx);
-    p->ty = std::move(p->sy);
+    if (p->sx.empty()) {  // views of the caller's sources stay the targets' views
+      p->tgt = p->src;
+    } else {
+      p->tx = std::move(p->sx);  // a move keeps the buffer: the views stay valid
+      p->ty = std::move(p->sy);
+      p->tgt = {p->tx.data(), p->ty.data(), p->tx.size()};
+    }
   }
   p->sx = std::move(ux);
   p->sy = std::move(uy);
+  p->src = {p->sx.data(), p->sy.data(), p->sx.size()};
+  p->n_sources = p->sx.size();
   return true;
 }
 
 void find_coincident_sources(const std::vector<double>& x, const std::vector<double>& y,
                              const std::vector<double>& tx, const std::vector<double>& ty,
                              PreparedPoints* p) {
-  const bool targets_are_sources = p->tx.empty();
-  const std::size_t nt = targets_are_sources ? p->sx.size() : p->tx.size();
+  const bool targets_are_sources = p->tgt.n == 0;
+  const std::size_t nt = targets_are_sources ? p->src.n : p->tgt.n;
   p->coincident.assign(nt, -1);
   if (targets_are_sources) {  // self, nothing merged: each target is its own source
     std::iota(p->coincident.begin(), p->coincident.end(), 0);
     return;
   }
   std::unordered_map<PointKey, std::int64_t, PointHash> where;
-  where.reserve(p->sx.size());
-  for (std::size_t u = 0; u < p->sx.size(); ++u) where.emplace(PointKey{p->sx[u], p->sy[u]}, u);
+  where.reserve(p->src.n);
+  for (std::size_t u = 0; u < p->src.n; ++u) where.emplace(PointKey{p->src.x[u], p->src.y[u]}, u);
   for (std::size_t i = 0; i < nt; ++i) {
-    const auto it = where.find(PointKey{p->tx[i], p->ty[i]});
+    const auto it = where.find(PointKey{p->tgt.x[i], p->tgt.y[i]});
     if (it == where.end()) continue;
     p->coincident[i] = it->second;
     // The caller's target i and a caller source of tree source u (its first member, or u).

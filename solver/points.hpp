@@ -19,8 +19,13 @@ struct PreparedPoints {
   int scale_exponent = 0;  ///< the tree's coordinates are the caller's times 2^-scale_exponent
   bool self = true;        ///< the caller's targets are the caller's sources
   std::size_t caller_sources = 0, caller_targets = 0;
-  /// The tree's sources and targets (scaled; sources merged). tx, ty empty: the targets are the
-  /// sources (self and nothing merged).
+  std::size_t n_sources = 0;  ///< the tree's sources (caller_sources less the merged)
+  /// The tree's sources and targets (scaled; sources merged), tgt.n = 0: the targets are the
+  /// sources. They view the caller's arrays when nothing is scaled or merged (no copy: 16 bytes
+  /// a point, two copies in general), else the arrays below; valid while those live and until
+  /// release().
+  PointsRef src, tgt;
+  /// Copies, made only when scaled or merged; otherwise empty.
   Array<double> sx, sy, tx, ty;
   /// When sources were merged: tree source u is made of caller sources
   /// member[member_begin[u] .. member_begin[u + 1]); both empty when none was.
@@ -30,15 +35,22 @@ struct PreparedPoints {
 
   bool scaled() const { return scale_exponent != 0; }
   bool merged() const { return !member_begin.empty(); }
-  std::size_t sources() const { return sx.size(); }
+  std::size_t sources() const { return n_sources; }
   /// The tree's sources and targets (targets n = 0: the sources), for sort_tree_points.
-  PointsRef source_points() const { return {sx.data(), sy.data(), sx.size()}; }
-  PointsRef target_points() const { return {tx.data(), ty.data(), tx.size()}; }
+  PointsRef source_points() const { return src; }
+  PointsRef target_points() const { return tgt; }
+  /// The targets as points, the sources in self-evaluation.
+  PointsRef targets() const { return tgt.n ? tgt : src; }
+  /// Frees the coordinates (copies and views) once the tree and the back end hold theirs; the
+  /// counts, merge and scale stay for merged_charges and unscale.
+  void release_coordinates();
   double log_scale() const;
   double scale() const;
 };
 
-/// Copies (scaled if the extent needs it) of the caller's points; tx, ty empty = self. Throws
+/// The caller's points as the tree sees them: views of them, or scaled copies if the extent
+/// needs it (then the views point at the copies); tx, ty empty = self. The caller's arrays must
+/// outlive the views. Throws
 /// InvalidInput if scaling would make two different points one (they differ by less than the
 /// smallest double at the scaled size: the potential would depend on digits doubles lack).
 PreparedPoints prepare_points(const std::vector<double>& x, const std::vector<double>& y,

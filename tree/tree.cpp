@@ -547,7 +547,10 @@ Tree grow_tree(const TreePoints& pts, int ct, int level_offset, TreeKind kind, s
   return tree;
 }
 
-void attach_points(Tree* tree, TreePoints&& pts) {
+void attach_points(Tree* tree, TreePoints&& points) {
+  // Taken whole, so that the keys (8 bytes a point, the tree needs them no more) are freed here,
+  // not when the caller's TreePoints goes: the back end's set-up comes before that.
+  TreePoints pts = std::move(points);
   if (!pts.self) {
     tree->separate_tgt_index = std::move(pts.targets.index);
     tree->separate_tx = std::move(pts.targets.x);

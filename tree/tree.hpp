@@ -162,7 +162,8 @@ TreePoints sort_tree_points(const std::vector<double>& x, const std::vector<doub
 Tree grow_tree(const TreePoints& points, int ct, int level_offset, TreeKind kind,
                std::string* warning, int threads);
 
-/// Moves the sorted points into a tree grown on them.
+/// Moves the sorted points into a tree grown on them; what the tree does not keep (the keys) is
+/// freed. `points` is empty after.
 void attach_points(Tree* tree, TreePoints&& points);
 
 /// Build the tree: sort_tree_points, grow_tree, attach_points.

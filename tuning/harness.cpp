@@ -58,6 +58,7 @@ HostMemory host_memory() {
   HostMemory m;
   m.total = proc_bytes("/proc/meminfo", "MemTotal:");
   m.available = proc_bytes("/proc/meminfo", "MemAvailable:");
+  m.resident = proc_bytes("/proc/self/status", "VmRSS:");
   m.peak_resident = proc_bytes("/proc/self/status", "VmHWM:");
   struct rlimit limit {};
   if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {

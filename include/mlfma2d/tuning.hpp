@@ -30,6 +30,7 @@ std::string gpu_unavailable();
 struct HostMemory {
   std::size_t total = 0;          ///< MemTotal
   std::size_t available = 0;      ///< MemAvailable: what can be allocated without swapping
+  std::size_t resident = 0;       ///< this process's resident memory now (VmRSS)
   std::size_t peak_resident = 0;  ///< this process's peak resident memory (VmHWM)
   /// What this process may still map under its address-space limit (ulimit -v: RLIMIT_AS less
   /// VmSize); 0 when there is no limit.

@@ -11,6 +11,7 @@
 #include "nearfield/cuda/backend_util.hpp"
 #include "nearfield/cuda/cuda_common.hpp"
 #include "nearfield/indexing/indexing.hpp"
+#include "tree/array.hpp"
 #include "tree/timer.hpp"
 
 namespace mlfma2d {
@@ -33,6 +34,12 @@ class IndexingBackend final : public cuda::CudaBackend {
     cuda::DeviceBuffer d_chunk;  // arrays 4-7 of the current chunk (indexing_chunk_layout)
     cuda::PinnedBuffer h_tx, h_ty, h_sx, h_sy, h_q, h_phi, h_ex, h_ey;
     cuda::PinnedBuffer h_chunk;
+    // The caller-order coordinates its collect phase copies at every evaluation (Alg. 1): its own,
+    // since the problem's are valid only during setup() (the Solver frees them after it).
+    // Self-evaluation keeps one pair: the targets are the sources.
+    Array<double> sx, sy, tx, ty;
+    const double* targets_x() const { return tx.empty() ? sx.data() : tx.data(); }
+    const double* targets_y() const { return ty.empty() ? sy.data() : ty.data(); }
   };
 
   void prepare() override {
@@ -78,6 +85,12 @@ class IndexingBackend final : public cuda::CudaBackend {
       s_.h_ey = cuda::pinned_array<double>(nt);
     }
     s_.h_chunk = cuda::pinned_array<char>(std::int64_t(s_.plan.chunk_bytes));
+    s_.sx = parallel_copy(p.caller_sx, ns, p.threads);
+    s_.sy = parallel_copy(p.caller_sy, ns, p.threads);
+    if (p.caller_tx != p.caller_sx || p.caller_ty != p.caller_sy) {
+      s_.tx = parallel_copy(p.caller_tx, nt, p.threads);
+      s_.ty = parallel_copy(p.caller_ty, nt, p.threads);
+    }
   }
 
   Figures figures() const override {
@@ -94,10 +107,10 @@ class IndexingBackend final : public cuda::CudaBackend {
     // Collect arrays 1-3 (caller order) into pinned staging: targetPoints, sourcePoints,
     // potentials of Alg. 1.
     timed(&tm->collect, [&] {
-      cuda::copy_parallel(p.caller_tx, nt, s_.h_tx.as<double>(), p.threads);
-      cuda::copy_parallel(p.caller_ty, nt, s_.h_ty.as<double>(), p.threads);
-      cuda::copy_parallel(p.caller_sx, ns, s_.h_sx.as<double>(), p.threads);
-      cuda::copy_parallel(p.caller_sy, ns, s_.h_sy.as<double>(), p.threads);
+      cuda::copy_parallel(s_.targets_x(), nt, s_.h_tx.as<double>(), p.threads);
+      cuda::copy_parallel(s_.targets_y(), nt, s_.h_ty.as<double>(), p.threads);
+      cuda::copy_parallel(s_.sx.data(), ns, s_.h_sx.as<double>(), p.threads);
+      cuda::copy_parallel(s_.sy.data(), ns, s_.h_sy.as<double>(), p.threads);
       cuda::copy_parallel(q, ns, s_.h_q.as<double>(), p.threads);
     });
 
