@@ -254,6 +254,19 @@ TEST(Cli, TextReport) {
   }
 }
 
+// D is the papers' N / 4^(L-1) (paper 1 eq. 13: empty boxes of the last level counted), and the
+// report says so: on a contour it is far below the points in a leaf.
+TEST(Cli, DIsNOverTheBoxesOfTheLastLevel) {
+  const std::string in = generated("circle2000.h5", "circle", 2000);
+  const json j = run_json("--input '" + in + "' --ct 32");
+  const int levels = j["levels"].get<int>();
+  EXPECT_DOUBLE_EQ(j["D"].get<double>(), 2000 / std::pow(4.0, levels - 1));
+  EXPECT_LT(j["D"].get<double>(), j["t"].get<double>() / 10) << j.dump();
+  const AppRun r = run_app("--input '" + in + "' --ct 32 --quiet");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "D = N/4^(L-1) = ")) << r.out;
+}
+
 TEST(Cli, BundledDataSet) {
   const fs::path bundled = fs::path(MLFMA2D_DATA_DIR) / "plate_n20000.h5";
   if (!fs::exists(bundled)) GTEST_SKIP() << bundled << " not there yet";
