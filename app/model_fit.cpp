@@ -54,8 +54,10 @@ ModelFitArgs model_fit_args(const po::variables_map& vm, const std::vector<std::
 }
 
 std::string model_help_text() {
-  return "Paper 1 (near-field redundancy, 2024): per configuration (N, t, D), the speedup of\n"
-         "repetition over indexing X = T_indexing / T_repetition is modelled phase by phase:\n"
+  return "Paper 1 (near-field redundancy, 2024): per configuration (N points, t the most in a\n"
+         "leaf, D = N / 4^(L-1) the mean per box of the last level L, empty boxes counted), the\n"
+         "speedup of repetition over indexing X = T_indexing / T_repetition is modelled phase by\n"
+         "phase:\n"
          "  X_collect = lambda_RAM / (21.6 t D)  (eq. 14)    X_transfer = 1 / (21.6 D)  (eq. 13)\n"
          "  X_kernel = 55.3 lambda_GPU t / (N D)  (eq. 26)\n"
          "  X = alpha X_collect + gamma X_transfer + beta X_kernel  (eq. 27)\n"

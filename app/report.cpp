@@ -168,7 +168,7 @@ const std::vector<ReportField>& report_fields() {
     {"", "levels_capped", "tree", "capped at the deepest level", nullptr, J | S,
      [](R r) { return json(r.stats.levels_capped); }},
     {"", "t", "", "t = {}", nullptr, J | A | G | T, [](R r) { return json(r.stats.t); }},
-    {"", "D", "", "D = {}", "%.3g", J | A | G | T, [](R r) { return json(r.stats.D); }},
+    {"", "D", "", "D = N/4^(L-1) = {}", "%.3g", J | A | G | T, [](R r) { return json(r.stats.D); }},
     {"", "leaf_boxes", "", "leaf boxes {}", nullptr, J | A | G | T,
      [](R r) { return json(r.stats.leaf_boxes); }},
     {"", "boxes", "", "boxes {}", nullptr, J | A, [](R r) { return json(r.stats.boxes); }},

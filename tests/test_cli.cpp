@@ -254,6 +254,54 @@ TEST(Cli, TextReport) {
   }
 }
 
+// Where the README calls a command the papers' tree, the command names --tree uniform (the default
+// is the adaptive tree), and the one that runs on the CPU reports the uniform tree.
+TEST(Cli, TheReadmesPapersCommandsUseTheUniformTree) {
+  std::ifstream file(fs::path(MLFMA2D_DATA_DIR).parent_path() / "README.md");
+  ASSERT_TRUE(file.good());
+  std::vector<std::string> commands;  // the options, without the program's name
+  const std::string settings = "papers' settings are `";
+  std::string text, line;
+  while (std::getline(file, line)) {
+    text += line + "\n";
+    const std::size_t comment = line.find("  # ");
+    if (line.rfind("mlfma2d ", 0) == 0 && comment != std::string::npos &&
+        contains(line.substr(comment), "the papers' tree"))
+      commands.push_back(line.substr(8, comment - 8));
+  }
+  for (std::size_t at = text.find(settings); at != std::string::npos;
+       at = text.find(settings, at + 1)) {
+    const std::size_t begin = at + settings.size();
+    commands.push_back(text.substr(begin, text.find('`', begin) - begin));
+  }
+  EXPECT_GE(commands.size(), 2u);
+  int ran = 0;
+  for (const std::string& c : commands) {
+    EXPECT_TRUE(contains(c, "--tree uniform")) << c;
+    if (!contains(c, "--backend cpu ")) continue;
+    // Without --verify: the tree is what matters here, and direct summation takes seconds.
+    std::string args = c;
+    const std::size_t verify = args.find(" --verify");
+    if (verify != std::string::npos) args.erase(verify, 9);
+    EXPECT_EQ(run_json(args)["tree"], "uniform") << c;
+    ++ran;
+  }
+  EXPECT_EQ(ran, 1);
+}
+
+// D is the papers' N / 4^(L-1) (paper 1 eq. 13: empty boxes of the last level counted), and the
+// report says so: on a contour it is far below the points in a leaf.
+TEST(Cli, DIsNOverTheBoxesOfTheLastLevel) {
+  const std::string in = generated("circle2000.h5", "circle", 2000);
+  const json j = run_json("--input '" + in + "' --ct 32");
+  const int levels = j["levels"].get<int>();
+  EXPECT_DOUBLE_EQ(j["D"].get<double>(), 2000 / std::pow(4.0, levels - 1));
+  EXPECT_LT(j["D"].get<double>(), j["t"].get<double>() / 10) << j.dump();
+  const AppRun r = run_app("--input '" + in + "' --ct 32 --quiet");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "D = N/4^(L-1) = ")) << r.out;
+}
+
 TEST(Cli, BundledDataSet) {
   const fs::path bundled = fs::path(MLFMA2D_DATA_DIR) / "plate_n20000.h5";
   if (!fs::exists(bundled)) GTEST_SKIP() << bundled << " not there yet";

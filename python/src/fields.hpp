@@ -215,6 +215,18 @@ const char* kind_of() {
   return "an integer";
 }
 
+/// \brief `value` as a T, or InvalidInput "<name> must be <kind>, got <repr>" where it is not
+/// one: the module's message instead of pybind11's "incompatible function arguments".
+template <class T>
+T cast_argument(py::handle value, const std::string& name) {
+  try {
+    return value.cast<T>();
+  } catch (const py::cast_error&) {
+    throw mlfma2d::InvalidInput(name + " must be " + kind_of<T>() + ", got " +
+                                std::string(py::repr(value)));
+  }
+}
+
 /// \brief `base` with the keys of `given` set. An unknown key, or a value its field cannot
 /// hold, throws InvalidInput naming the `what` ("option", "parameter").
 template <class T>
@@ -228,13 +240,7 @@ T from_dict(const py::dict& given, T base, const char* what = "option") {
   visit_fields(base, [&](const char* name, auto& field) {
     if (!given.contains(name)) return;
     using F = std::decay_t<decltype(field)>;
-    const py::object value = given[name];
-    try {
-      field = value.template cast<F>();
-    } catch (const py::cast_error&) {
-      throw mlfma2d::InvalidInput(std::string(what) + " " + name + " must be " + kind_of<F>() +
-                                  ", got " + std::string(py::repr(value)));
-    }
+    field = cast_argument<F>(given[name], std::string(what) + " " + name);
   });
   return base;
 }

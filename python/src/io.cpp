@@ -4,6 +4,7 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "fields.hpp"
 #include "mlfma2d/io.hpp"
 
 namespace mlfma2d_python {
@@ -87,8 +88,12 @@ void bind_io(py::module_& m) {
                           pair_or_none(std::move(r.tx), std::move(r.ty)), attributes);
   });
   m.def("point_set_shapes", &mlfma2d::point_set_shapes);
-  m.def("generate_points", [](const std::string& shape, long long n, long long seed) {
-    // Signed here so that a negative value gets a message, not a pybind11 overload error.
+  m.def("generate_points", [](py::handle shape_arg, py::handle n_arg, py::handle seed_arg) {
+    // Taken as objects and signed, so that a value of the wrong type or sign gets the module's
+    // message, not a pybind11 overload error.
+    const auto shape = cast_argument<std::string>(shape_arg, "generate_points: shape");
+    const auto n = cast_argument<long long>(n_arg, "generate_points: n");
+    const auto seed = cast_argument<long long>(seed_arg, "generate_points: seed");
     if (n < 0)
       throw mlfma2d::InvalidInput("generate_points: n must be at least 1, got " +
                                   std::to_string(n));

@@ -176,6 +176,19 @@ def test_bad_generator_and_format_arguments():
         mlfma2d.terms_for_eps(0)
 
 
+def test_generator_arguments_of_the_wrong_type_are_invalid_input_naming_them():
+    # Not pybind11's TypeError "incompatible function arguments".
+    with raises_invalid("generate_points: n must be an integer, got 1.5"):
+        mlfma2d.generate_points("disk", 1.5)
+    with raises_invalid("generate_points: n must be an integer, got '10'"):
+        mlfma2d.generate_points("disk", "10")
+    with raises_invalid("generate_points: seed must be an integer, got None"):
+        mlfma2d.generate_points("disk", 10, seed=None)
+    with raises_invalid("generate_points: shape must be a string, got 3"):
+        mlfma2d.generate_points(3, 10)
+    assert len(mlfma2d.generate_points("disk", np.int64(10), seed=np.uint8(2)).x) == 10
+
+
 def test_bad_write_arguments(tmp_path):
     path = str(tmp_path / "p.csv")
     with raises_invalid(
