@@ -92,9 +92,9 @@ po::options_description solve_description() {
        "L and C in the HSPICE W-element RLGC format (R = G = 0), for a circuit simulator; "
        "default: none"},
   };
-  return option_table(
-      "Solve", {problem, accuracy, discretisation, solver, fmm, outputs,
-                closing_options(true, "no progress lines on stderr; default: off")});
+  return option_table("Solve",
+                      {problem, accuracy, discretisation, solver, fmm, outputs,
+                       closing_options(true, "no progress lines on stderr; default: off")});
 }
 
 std::vector<double> numbers_option(const std::string& option, const std::string& text) {
@@ -286,7 +286,8 @@ std::string solve_help() {
       "          potential, charge, kind (signal or reference); /capacitance, "
       "/capacitance_vacuum,\n"
       "          /inductance, /capacitance_mutual (signal x signal), /capacitance_to_ground,\n"
-      "          /capacitance_conductors; /modes/velocity, eps_eff, impedance, voltage; /panels/x,\n"
+      "          /capacitance_conductors; /modes/velocity, eps_eff, impedance, voltage; "
+      "/panels/x,\n"
       "          y, x0, y0, x1, y1, length, contour, conductor, eps_left, eps_right, sigma,\n"
       "          sigma_total; /meshes/panels, change, iterations, seconds; /solves/iterations,\n"
       "          residual; with --targets /targets/x, y, potential, field_x, field_y. Root\n"
@@ -354,8 +355,9 @@ int run_solve(const SolveArgs& a, std::ostream& out, std::ostream& err) {
     o.ground_plane_y = file.ground_plane_y;
   }
   if (!a.rlgc.empty() && file.contours.conductors() < 2 && !o.ground_plane) {
-    throw InvalidInput("--rlgc: one conductor and no ground plane have no capacitance matrix "
-                       "(give two or more conductors, or --ground-plane Y)");
+    throw InvalidInput(
+        "--rlgc: one conductor and no ground plane have no capacitance matrix "
+        "(give two or more conductors, or --ground-plane Y)");
   }
   ThrottledLines lines(err, a.quiet);
   o.progress = [&lines](const std::string& line) { lines(line); };

@@ -27,7 +27,7 @@ struct SolveArgs {
   /// "--panels" or "--panel-size" when given: the mesh, fixed (no --accuracy) or the first of
   /// the refinement (with --accuracy); empty: the default mesh.
   std::string mesh_option;
-  bool json = false;              ///< --report json
+  bool json = false;  ///< --report json
   bool quiet = false;
 };
 

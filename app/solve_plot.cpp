@@ -194,8 +194,7 @@ void plot_solution(const std::string& png, const ElectrostaticSolution& s, const
   std::vector<double> e(n), finite;
   double phi_lo = std::numeric_limits<double>::infinity(), phi_hi = -phi_lo;
   for (std::size_t i = 0; i < n; ++i) {
-    e[i] = metal.contains(g.x[i], g.y[i]) ? NAN
-                                                   : std::hypot(field.field_x[i], field.field_y[i]);
+    e[i] = metal.contains(g.x[i], g.y[i]) ? NAN : std::hypot(field.field_x[i], field.field_y[i]);
     if (std::isfinite(e[i]) && e[i] > 0) finite.push_back(e[i]);
     if (std::isfinite(field.potential[i])) {
       phi_lo = std::min(phi_lo, field.potential[i]);
@@ -249,9 +248,8 @@ void plot_solution(const std::string& png, const ElectrostaticSolution& s, const
   // The canvas follows the box's shape: 1000 pixels across the plot, the height to match.
   const double ratio = (g.y1 - g.y0) / (g.x1 - g.x0);
   const int height = static_cast<int>(std::clamp(1000 * ratio + 230, 450.0, 1400.0));
-  std::string script =
-      format("set terminal pngcairo size 1250,%d font 'Sans,11'\n", height) +
-      "set termoption noenhanced\n";
+  std::string script = format("set terminal pngcairo size 1250,%d font 'Sans,11'\n", height) +
+                       "set termoption noenhanced\n";
   if (dv > 0) {
     script += format(
         "set contour base\nunset surface\nset view map\n"
@@ -263,10 +261,10 @@ void plot_solution(const std::string& png, const ElectrostaticSolution& s, const
   script += "set output 'picture.png'\n";
   script += "set title " + gp_quote(title) + "\n";
   script += format("set xlabel 'x (%s)'\nset ylabel 'y (%s)'\n", unit.name, unit.name);
-  script += format("set size ratio -1\nset xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n",
-                   g.x0 * k, g.x1 * k, g.y0 * k, g.y1 * k);
-  script += format("set logscale cb\nset cbrange [%.6g:%.6g]\nset cblabel '|E| (V/m)'\n", e_lo,
-                   e_hi);
+  script += format("set size ratio -1\nset xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", g.x0 * k,
+                   g.x1 * k, g.y0 * k, g.y1 * k);
+  script +=
+      format("set logscale cb\nset cbrange [%.6g:%.6g]\nset cblabel '|E| (V/m)'\n", e_lo, e_hi);
   script +=
       "set palette defined (0 '#fffff0', 1 '#fee391', 2 '#fec44f', 3 '#fe9929', 4 '#d95f0e', "
       "5 '#993404', 6 '#4a1a04')\n"
@@ -276,13 +274,15 @@ void plot_solution(const std::string& png, const ElectrostaticSolution& s, const
     script += ", 'metal.dat' using 1:2 with filledcurves closed fc rgb '#b8b8b8' notitle";
   }
   if (dv > 0) {
-    script += format(", 'equipotentials.dat' using 1:2 with lines lc rgb '#1c3fd0' lw 1.5 "
-                     "title 'equipotentials (%g V apart)'",
-                     dv);
+    script += format(
+        ", 'equipotentials.dat' using 1:2 with lines lc rgb '#1c3fd0' lw 1.5 "
+        "title 'equipotentials (%g V apart)'",
+        dv);
   }
   if (!interfaces.str().empty()) {
-    script += ", 'interfaces.dat' using 1:2 with lines lc rgb '#1a9850' lw 2 dt 2 "
-              "title 'dielectric interface'";
+    script +=
+        ", 'interfaces.dat' using 1:2 with lines lc rgb '#1a9850' lw 2 dt 2 "
+        "title 'dielectric interface'";
   }
   if (!conductors.str().empty()) {
     script += ", 'conductors.dat' using 1:2 with lines lc rgb '#000000' lw 4 title 'conductor'";

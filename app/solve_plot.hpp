@@ -14,7 +14,7 @@ namespace mlfma2d::app {
 struct ProbeGrid {
   std::size_t nx = 0, ny = 0;
   double x0 = 0, x1 = 0, y0 = 0, y1 = 0;  ///< the box (m), grid points on its edges
-  std::vector<double> x, y;              ///< nx * ny points
+  std::vector<double> x, y;               ///< nx * ny points
 };
 
 /// The grid over the panels' box plus a margin of 15% of its larger side on every side (not

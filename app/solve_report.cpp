@@ -22,6 +22,13 @@ json finite_or_null(double v) {
   return std::isfinite(v) ? json(v) : json(nullptr);
 }
 
+// NaN (a field at a panel end) as JSON null, explicitly.
+json finite_or_null(const std::vector<double>& v) {
+  json out = json::array();
+  for (double x : v) out.push_back(finite_or_null(x));
+  return out;
+}
+
 // The single-line figures (Z0, eps_eff, velocity) exist for one signal conductor only.
 bool one_signal(R r) {
   return r.solution.capacitance.size() == 1;
@@ -198,10 +205,9 @@ std::string meshes_text(R r, F f) {
   const char* row = "%10s %12s %11s %10s\n";
   std::string out = heading(f.label) + format(row, "panels", "change", "iterations", "seconds");
   for (const MeshLevel& m : r.solution.meshes) {
-    out += heading("") + format(row, std::to_string(m.panels).c_str(),
-                                number(m.change, "%.3g").c_str(),
-                                std::to_string(m.iterations).c_str(),
-                                number(m.seconds, "%.3g").c_str());
+    out += heading("") +
+           format(row, std::to_string(m.panels).c_str(), number(m.change, "%.3g").c_str(),
+                  std::to_string(m.iterations).c_str(), number(m.seconds, "%.3g").c_str());
   }
   return out;
 }
@@ -246,19 +252,25 @@ std::string solves_text(R r, F f) {
 
 json timings_json(R r) {
   const ElectrostaticTimings& t = r.solution.timings;
-  return {{"discretise", t.discretise},     {"near", t.near},
-          {"fmm_setup", t.fmm_setup},       {"preconditioner", t.preconditioner},
-          {"solve", t.solve},               {"products", t.products},
-          {"product", t.product},           {"product_fmm", t.product_fmm},
-          {"product_near", t.product_near}, {"total", t.total}};
+  return {{"discretise", t.discretise},
+          {"near", t.near},
+          {"fmm_setup", t.fmm_setup},
+          {"preconditioner", t.preconditioner},
+          {"solve", t.solve},
+          {"products", t.products},
+          {"product", t.product},
+          {"product_fmm", t.product_fmm},
+          {"product_near", t.product_near},
+          {"total", t.total}};
 }
 
 std::string timings_text(R r, F f) {
   const ElectrostaticTimings& t = r.solution.timings;
-  std::string out = heading(f.label) +
-                    format("discretise %.3g, near %.3g, FMM set-up %.3g, preconditioner %.3g, "
-                           "solve %.3g, total %.3g\n",
-                           t.discretise, t.near, t.fmm_setup, t.preconditioner, t.solve, t.total);
+  std::string out =
+      heading(f.label) + format(
+                             "discretise %.3g, near %.3g, FMM set-up %.3g, preconditioner %.3g, "
+                             "solve %.3g, total %.3g\n",
+                             t.discretise, t.near, t.fmm_setup, t.preconditioner, t.solve, t.total);
   if (t.products > 0) {
     out += heading("") + format("%zu products, %.3g s each (FMM %.3g, near correction %.3g)\n",
                                 t.products, t.product, t.product_fmm, t.product_near);
@@ -270,9 +282,9 @@ json targets_json(R r) {
   if (r.tx.empty()) return kAbsent;
   return {{"x", r.tx},
           {"y", r.ty},
-          {"potential", r.field.potential},
-          {"field_x", r.field.field_x},
-          {"field_y", r.field.field_y}};
+          {"potential", finite_or_null(r.field.potential)},
+          {"field_x", finite_or_null(r.field.field_x)},
+          {"field_y", finite_or_null(r.field.field_y)}};
 }
 
 std::string targets_text(R r, F f) {
@@ -282,11 +294,11 @@ std::string targets_text(R r, F f) {
       heading(f.label) + format(row, "x (m)", "y (m)", "phi (V)", "Ex (V/m)", "Ey (V/m)");
   const std::size_t shown = std::min<std::size_t>(r.tx.size(), 20);
   for (std::size_t i = 0; i < shown; ++i) {
-    out += heading("") + format(row, number(r.tx[i], "%.6g").c_str(),
-                                number(r.ty[i], "%.6g").c_str(),
-                                number(r.field.potential[i], "%.6g").c_str(),
-                                number(r.field.field_x[i], "%.6g").c_str(),
-                                number(r.field.field_y[i], "%.6g").c_str());
+    out +=
+        heading("") + format(row, number(r.tx[i], "%.6g").c_str(), number(r.ty[i], "%.6g").c_str(),
+                             number(r.field.potential[i], "%.6g").c_str(),
+                             number(r.field.field_x[i], "%.6g").c_str(),
+                             number(r.field.field_y[i], "%.6g").c_str());
   }
   if (shown < r.tx.size()) {
     out += heading("") + format("... %zu more (see --output)\n", r.tx.size() - shown);

@@ -15,9 +15,9 @@ namespace mlfma2d::app {
 
 /// \brief Everything one solve reports.
 struct SolveRun {
-  std::string input;              ///< contour file
+  std::string input;               ///< contour file
   std::string output, plot, rlgc;  ///< files written, empty when none
-  ElectrostaticOptions options;   ///< as run
+  ElectrostaticOptions options;    ///< as run
   /// The option that fixed the mesh ("--panels" or "--panel-size"), empty for the default mesh:
   /// says why the accuracy was not estimated when options.accuracy is 0.
   std::string mesh_option;

@@ -222,8 +222,8 @@ struct SolutionWriter {
     describe(ds.get(), "", description);
   }
   // A rows x cols float64 dataset from row-major rows (rows x 0 when empty).
-  void matrix(const std::string& name, const std::vector<std::vector<double>>& m,
-              const char* units, const std::string& description) const {
+  void matrix(const std::string& name, const std::vector<std::vector<double>>& m, const char* units,
+              const std::string& description) const {
     const hsize_t dims[2] = {m.size(), m.empty() ? 0 : m[0].size()};
     std::vector<double> flat;
     for (const auto& row : m) {
@@ -268,7 +268,8 @@ void write_solution(const std::string& path, const ElectrostaticSolution& s,
       Hid lcpl = io_detail::parents_created(c);
       const SolutionWriter w{c, h5.get(), lcpl.get()};
       const LineParameters& line = s.line;
-      const std::string signal = " (rows and columns: the signal conductors, /capacitance_conductors)";
+      const std::string signal =
+          " (rows and columns: the signal conductors, /capacitance_conductors)";
 
       // Conductors.
       std::vector<std::string> kind;
@@ -288,7 +289,8 @@ void write_solution(const std::string& path, const ElectrostaticSolution& s,
                  "the signal conductors: rows and columns of the matrices below (0-based)");
       w.matrix("/capacitance", s.capacitance, "F/m",
                "Maxwell capacitance matrix C: Q_i = sum_j C_ij V_j, V relative to the "
-               "reference" + signal);
+               "reference" +
+                   signal);
       w.matrix("/capacitance_vacuum", line.capacitance_vacuum, "F/m",
                "C0: the Maxwell matrix with every eps_r = 1" + signal);
       w.matrix("/inductance", line.inductance, "H/m", "L = mu0 eps0 C0^-1" + signal);
@@ -304,7 +306,8 @@ void write_solution(const std::string& path, const ElectrostaticSolution& s,
         impedance.push_back(m.impedance);
         voltage.push_back(m.voltage);
       }
-      w.doubles("/modes/velocity", velocity, "m/s", "propagation velocity of each mode, slowest "
+      w.doubles("/modes/velocity", velocity, "m/s",
+                "propagation velocity of each mode, slowest "
                 "first (for a symmetric pair: even, odd)");
       w.doubles("/modes/eps_eff", eps_eff, "1", "effective permittivity (c / velocity)^2");
       w.doubles("/modes/impedance", impedance, "ohm",
@@ -411,10 +414,11 @@ void write_solution(const std::string& path, const ElectrostaticSolution& s,
         attributes.push_back({"velocity", line.velocity});
       }
       if (field) {
-        attributes.push_back(
-            {"undefined_field", A::from_integer(static_cast<std::int64_t>(field->undefined_field))});
+        attributes.push_back({"undefined_field",
+                              A::from_integer(static_cast<std::int64_t>(field->undefined_field))});
       }
-      Hid root = c.own(H5Gopen2(h5.get(), "/", H5P_DEFAULT), H5Gclose, "cannot open the root group");
+      Hid root =
+          c.own(H5Gopen2(h5.get(), "/", H5P_DEFAULT), H5Gclose, "cannot open the root group");
       for (const auto& [key, value] : attributes) {
         io_detail::write_attribute(c, root.get(), key, value);
       }
@@ -438,8 +442,10 @@ void write_rlgc(const std::string& path, const ElectrostaticSolution& s) {
   }
   const auto& L = s.line.inductance;
   if (L.size() != n) {
-    throw InvalidInput("cannot write the RLGC file '" + path + "': the solution has no inductance "
-                       "matrix (" + str(L.size()) + " rows for " + str(n) + " signal conductors)");
+    throw InvalidInput("cannot write the RLGC file '" + path +
+                       "': the solution has no inductance "
+                       "matrix (" +
+                       str(L.size()) + " rows for " + str(n) + " signal conductors)");
   }
   auto triangle = [&](const char* name, const char* units,
                       const std::vector<std::vector<double>>* m) {
@@ -460,10 +466,13 @@ void write_rlgc(const std::string& path, const ElectrostaticSolution& s) {
   }
   std::string text =
       "* HSPICE W element RLGC file (RLGCfile=...), lossless: R0 = G0 = 0\n"
-      "* written by mlfma2d " + std::string(version()) + "; per unit length, SI units\n"
-      "* signal conductors (in order): " + signal + "; reference: " +
-      (s.reference < 0 ? std::string("the ground plane") : "conductor " + str(s.reference)) +
-      "\n" + str(static_cast<long long>(n)) + "\n" + triangle("L0", "H/m", &L) +
+      "* written by mlfma2d " +
+      std::string(version()) +
+      "; per unit length, SI units\n"
+      "* signal conductors (in order): " +
+      signal + "; reference: " +
+      (s.reference < 0 ? std::string("the ground plane") : "conductor " + str(s.reference)) + "\n" +
+      str(static_cast<long long>(n)) + "\n" + triangle("L0", "H/m", &L) +
       triangle("C0: the Maxwell capacitance matrix", "F/m", &s.capacitance) +
       triangle("R0", "ohm/m", nullptr) + triangle("G0", "S/m", nullptr);
   write_text_file(path, text);

@@ -69,10 +69,10 @@ TEST(SolveReport, TextAndJsonOfACoupledPair) {
   const SolveRun r = run_of(coupled_pair());
   const std::string text = app::solve_text(r);
   // Text in engineering units: pF/m, nH/m; the modes named even and odd.
-  for (const char* part : {"C, Maxwell matrix (pF/m):", "125", "-12.5", "C0, all eps_r = 1 (pF/m):",
-                           "L (nH/m):", "250", "C to ground", "112.5  112.5 pF/m", "even", "odd",
-                           "45.5", "38.25", "y = 0 m", "the ground plane",
-                           "estimate 3.1e-08 (target 1e-06: met)", "8192", "2.5e-07"}) {
+  for (const char* part :
+       {"C, Maxwell matrix (pF/m):", "125", "-12.5", "C0, all eps_r = 1 (pF/m):", "L (nH/m):",
+        "250", "C to ground", "112.5  112.5 pF/m", "even", "odd", "45.5", "38.25", "y = 0 m",
+        "the ground plane", "estimate 3.1e-08 (target 1e-06: met)", "8192", "2.5e-07"}) {
     EXPECT_TRUE(contains(text, part)) << part << "\n" << text;
   }
   EXPECT_FALSE(contains(text, "Z0")) << text;  // two signal conductors: modes, no single Z0

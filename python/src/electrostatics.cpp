@@ -38,13 +38,14 @@ mlfma2d::Contours contours_from(py::handle x, py::handle y, py::handle offsets, 
 
 py::tuple contours_tuple(const mlfma2d::Contours& c) {
   return py::make_tuple(copy_to_numpy(c.x), copy_to_numpy(c.y), copy_to_numpy(c.offsets),
-                        copy_to_numpy(c.closed), copy_to_numpy(c.conductor),
-                        copy_to_numpy(c.bulge), copy_to_numpy(c.eps_r));
+                        copy_to_numpy(c.closed), copy_to_numpy(c.conductor), copy_to_numpy(c.bulge),
+                        copy_to_numpy(c.eps_r));
 }
 
 // Row-major rows as a 2-D array (rows x the first row's length).
 py::array_t<double> matrix(const std::vector<std::vector<double>>& rows) {
-  const py::ssize_t n = py::ssize_t(rows.size()), m = rows.empty() ? 0 : py::ssize_t(rows[0].size());
+  const py::ssize_t n = py::ssize_t(rows.size()),
+                    m = rows.empty() ? 0 : py::ssize_t(rows[0].size());
   py::array_t<double> a({n, m});
   auto w = a.mutable_unchecked<2>();
   for (py::ssize_t i = 0; i < n; ++i)
@@ -208,7 +209,8 @@ void bind_electrostatics(py::module_& m) {
       .def_property_readonly("fmm_backend", [](const S& s) { return s.s.fmm_backend; })
       .def_property_readonly("fmm_eps", [](const S& s) { return s.s.fmm_eps; })
       .def_property_readonly("preconditioner", [](const S& s) { return s.s.preconditioner; })
-      .def_property_readonly("sigma_total", [](const S& s) { return copy_to_numpy(s.s.sigma_total); })
+      .def_property_readonly("sigma_total",
+                             [](const S& s) { return copy_to_numpy(s.s.sigma_total); })
       .def_property_readonly("ground_plane", [](const S& s) { return s.s.ground_plane; })
       .def_property_readonly("ground_plane_y", [](const S& s) { return s.s.ground_plane_y; })
       .def_property_readonly("line", [](const S& s) { return line_dict(s.s.line); })
@@ -252,10 +254,10 @@ void bind_electrostatics(py::module_& m) {
       "validate_contours",
       [](py::handle x, py::handle y, py::handle offsets, py::handle closed, py::handle conductor,
          py::handle bulge, py::handle eps_r, py::handle ground_plane_y) {
-        const double y0 = ground_plane_y.is_none()
-                              ? std::nan("")
-                              : py::float_(py::reinterpret_borrow<py::object>(ground_plane_y))
-                                    .cast<double>();
+        const double y0 =
+            ground_plane_y.is_none()
+                ? std::nan("")
+                : py::float_(py::reinterpret_borrow<py::object>(ground_plane_y)).cast<double>();
         mlfma2d::validate(contours_from(x, y, offsets, closed, conductor, bulge, eps_r), y0);
       },
       py::arg("x"), py::arg("y"), py::arg("offsets"), py::arg("closed"), py::arg("conductor"),
