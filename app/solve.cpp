@@ -301,13 +301,13 @@ std::string solve_help() {
       "Report: text (pF/m, nH/m), or --report json, one object in SI units with the keys\n" +
           wrap_text(solve_json_keys(), 94) +
           ".\n"
-          "The accuracy says \"met\" only when the solver's estimate was checked against the\n"
+          "The accuracy says \"met\" only when the solver's estimate was checked against the "
           "target.\n",
-      "0 success (also when the accuracy target was not met: the report says so), 2 bad usage\n"
-      "or option value (reference out of range, wrong number of potentials, gnuplot missing\n"
-      "for --plot, ...), 3 bad input file or data (malformed contours, crossing conductors) or\n"
-      "output not writable, 4 runtime failure (GMRES did not converge, device, gnuplot failed),\n"
-      "1 internal error.");
+      "0 success (also when the accuracy target was not met: the report\n"
+      "says so), 2 bad usage or option value (reference out of range, wrong number of\n"
+      "potentials, gnuplot missing for --plot, ...), 3 bad input file or data (malformed\n"
+      "contours, crossing conductors) or output not writable, 4 runtime failure (GMRES did not\n"
+      "converge, device, gnuplot failed), 1 internal error.");
 }
 
 // Refused before the solve, so that nothing runs for an output that cannot be made.
