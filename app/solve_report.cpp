@@ -29,9 +29,10 @@ json finite_or_null(const std::vector<double>& v) {
   return out;
 }
 
-// The single-line figures (Z0, eps_eff, velocity) exist for one signal conductor only.
+// The single-line figures (Z0, eps_eff, velocity) exist for one signal conductor only, and only
+// when the line parameters were computed (L is there).
 bool one_signal(R r) {
-  return r.solution.capacitance.size() == 1;
+  return r.solution.capacitance.size() == 1 && r.solution.line.inductance.size() == 1;
 }
 
 json when(bool present, const json& v) {

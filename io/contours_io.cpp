@@ -376,7 +376,8 @@ void write_solution(const std::string& path, const ElectrostaticSolution& s,
       // Settings and figures. Unit of each number: attribute_units.
       using A = AttrValue;
       const ElectrostaticTimings& t = s.timings;
-      const bool one_signal = s.capacitance.size() == 1;
+      // Z0, eps_eff and the velocity: one signal conductor, line parameters computed.
+      const bool one_signal = s.capacitance.size() == 1 && line.inductance.size() == 1;
       std::vector<std::pair<const char*, AttrValue>> attributes = {
           {"version", version()},
           {"method", method_of(s)},

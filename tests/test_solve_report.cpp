@@ -109,6 +109,10 @@ TEST(SolveReport, OneSignalConductorHasZ0EpsEffAndVelocity) {
   ElectrostaticSolution s = coupled_pair();
   s.capacitance = {{1.25e-10}};
   s.capacitance_conductors = {0};
+  s.line.capacitance_vacuum = {{0.5e-10}};
+  s.line.inductance = {{2.5e-7}};
+  s.line.capacitance_mutual = {{0}};
+  s.line.capacitance_to_ground = {1.25e-10};
   s.line.z0 = 50.25;
   s.line.eps_eff = 3.25;
   s.line.velocity = 299792458.0 / std::sqrt(3.25);
@@ -124,6 +128,11 @@ TEST(SolveReport, OneSignalConductorHasZ0EpsEffAndVelocity) {
   EXPECT_EQ(j["z0"].get<double>(), 50.25);
   EXPECT_EQ(j["eps_eff"].get<double>(), 3.25);
   EXPECT_NEAR(j["velocity_over_c"].get<double>(), 1 / std::sqrt(3.25), 1e-15);
+  // Without line parameters (no L): no Z0, not a made-up 0 ohm.
+  SolveRun bare = r;
+  bare.solution.line = LineParameters{};
+  EXPECT_FALSE(contains(app::solve_text(bare), "Z0")) << app::solve_text(bare);
+  EXPECT_FALSE(app::solve_json(bare).contains("z0"));
 }
 
 TEST(SolveReport, AccuracyIsMetOnlyWhenChecked) {

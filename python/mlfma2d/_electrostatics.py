@@ -348,13 +348,14 @@ class ElectrostaticSolver:
 def solve(contours, *, targets=None, **options):
     """One call: ElectrostaticSolver(contours, **options).solve(targets). Returns a Solution with
     sigma (C/m^2 per panel), charge (C/m per conductor), capacitance (signal x signal, F/m) and
-    the line parameters (Solution.line, .z0, .eps_eff, .velocity). A ContourFile's ground plane
-    and background permittivity apply unless given."""
+    the line parameters (Solution.line, .z0, .eps_eff, .velocity). A ContourFile's potentials,
+    background permittivity and ground plane apply unless given (as `mlfma2d solve` does)."""
     if isinstance(contours, ContourFile):
         if contours.ground_plane_y is not None and "ground_plane" not in options:
             options.setdefault("ground_plane_y", contours.ground_plane_y)
-        if contours.eps_r is not None:
-            options.setdefault("eps_r", contours.eps_r)
+        for key in ("eps_r", "potentials"):
+            if getattr(contours, key) is not None:
+                options.setdefault(key, getattr(contours, key))
     return ElectrostaticSolver(contours, **options).solve(targets)
 
 

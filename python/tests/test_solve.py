@@ -171,8 +171,9 @@ def test_contour_and_solution_files_round_trip(tmp_path):
     bare = mlfma2d.read_contours(tmp_path / "bare.h5")
     assert bare.potentials is None and bare.eps_r is None
 
-    s = mlfma2d.solve(back, potentials=back.potentials, eps_r=back.eps_r, panels=900,
-                      targets=(np.array([0.0]), np.array([2e-3])))
+    s = mlfma2d.solve(back, panels=900, targets=(np.array([0.0]), np.array([2e-3])))
+    # The file's potentials and permittivity apply, as `mlfma2d solve` takes them.
+    assert list(s.potentials) == [0, 1, 2] and s.eps_r == 4.5
     out = tmp_path / "solution.h5"
     mlfma2d.write_solution(out, s)
     assert out.read_bytes()[:8] == b"\x89HDF\r\n\x1a\n"
