@@ -134,6 +134,29 @@ struct Metal {
   }
 };
 
+// Labelled tics of the log colour scale: 1, 2, 5 times the powers of ten inside [lo, hi], or
+// (a range too narrow for three of them) five evenly spaced values.
+std::string colour_tics(double lo, double hi) {
+  std::vector<double> tics;
+  for (double decade = std::pow(10, std::floor(std::log10(lo))); decade <= hi; decade *= 10) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      if (m * decade >= lo && m * decade <= hi) tics.push_back(m * decade);
+    }
+  }
+  if (tics.size() < 3) {
+    tics.clear();
+    for (int i = 0; i < 5; ++i) tics.push_back(lo * std::pow(hi / lo, i / 4.0));
+  }
+  // Enough digits to tell neighbouring tics apart.
+  const int digits = static_cast<int>(std::clamp(
+      2 + std::ceil(std::log10(hi / std::max(tics[1] - tics[0], 1e-300 * hi))), 2.0, 8.0));
+  std::string out = "set cbtics (";
+  for (std::size_t i = 0; i < tics.size(); ++i) {
+    out += format("%s'%.*g' %.9g", i ? ", " : "", digits, tics[i], tics[i]);
+  }
+  return out + ")";
+}
+
 // Quantile q of the sorted values.
 double quantile(const std::vector<double>& sorted, double q) {
   return sorted[static_cast<std::size_t>(q * double(sorted.size() - 1))];
@@ -261,10 +284,18 @@ void plot_solution(const std::string& png, const ElectrostaticSolution& s, const
   script += "set output 'picture.png'\n";
   script += "set title " + gp_quote(title) + "\n";
   script += format("set xlabel 'x (%s)'\nset ylabel 'y (%s)'\n", unit.name, unit.name);
+  // Over a ground plane a band of metal (grey) below it, 4% of the height.
+  const double below = s.ground_plane ? 0.04 * (g.y1 - g.y0) : 0;
   script += format("set size ratio -1\nset xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", g.x0 * k,
-                   g.x1 * k, g.y0 * k, g.y1 * k);
-  script +=
-      format("set logscale cb\nset cbrange [%.6g:%.6g]\nset cblabel '|E| (V/m)'\n", e_lo, e_hi);
+                   g.x1 * k, (g.y0 - below) * k, g.y1 * k);
+  if (s.ground_plane) {
+    script += format(
+        "set object 1 rectangle from %.9g, %.9g to %.9g, %.9g front fillcolor rgb '#b8b8b8' "
+        "fillstyle solid noborder\n",
+        g.x0 * k, (g.y0 - below) * k, g.x1 * k, g.y0 * k);
+  }
+  script += format("set logscale cb\nset cbrange [%.6g:%.6g]\nset cblabel '|E| (V/m)'\n%s\n", e_lo,
+                   e_hi, colour_tics(e_lo, e_hi).c_str());
   script +=
       "set palette defined (0 '#fffff0', 1 '#fee391', 2 '#fec44f', 3 '#fe9929', 4 '#d95f0e', "
       "5 '#993404', 6 '#4a1a04')\n"

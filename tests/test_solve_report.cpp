@@ -280,5 +280,44 @@ TEST(SolvePlot, ProbeGridFieldAndPicture) {
   EXPECT_EQ(bytes.substr(1, 3), "PNG");
 }
 
+// Every element of the picture (an interface, the ground plane, a solid conductor and a strip)
+// on a made-up solution and field: gnuplot renders the script.
+TEST(SolvePlot, InterfacesGroundPlaneAndMetal) {
+  if (!app::gnuplot_available()) GTEST_SKIP() << "gnuplot is not installed: no picture";
+  ElectrostaticSolution s;
+  Panels& p = s.panels;
+  auto panel = [&](double x0, double y0, double x1, double y1, int contour, int conductor) {
+    p.x0.push_back(x0), p.y0.push_back(y0), p.x1.push_back(x1), p.y1.push_back(y1);
+    p.x.push_back((x0 + x1) / 2), p.y.push_back((y0 + y1) / 2);
+    p.length.push_back(std::hypot(x1 - x0, y1 - y0));
+    p.contour.push_back(contour), p.conductor.push_back(conductor);
+  };
+  panel(-1e-3, 1e-3, 1e-3, 1e-3, 0, 0);  // a strip on the substrate
+  const double box[5][2] = {{3e-3, 0}, {3e-3, 1e-3}, {-3e-3, 1e-3}, {-3e-3, 0}, {3e-3, 0}};
+  for (int i = 0; i < 3; ++i) panel(box[i][0], box[i][1], box[i + 1][0], box[i + 1][1], 1, -1);
+  const double sq[5][2] = {
+      {2e-3, 2e-3}, {2.5e-3, 2e-3}, {2.5e-3, 2.5e-3}, {2e-3, 2.5e-3}, {2e-3, 2e-3}};
+  for (int i = 0; i < 4; ++i) panel(sq[i][0], sq[i][1], sq[i + 1][0], sq[i + 1][1], 2, 1);
+  s.ground_plane = true;
+  s.ground_plane_y = 0;
+  s.potentials = {1, 0.5};
+  const app::ProbeGrid g = app::probe_grid(s, 3000);
+  EXPECT_EQ(g.y0, 0);  // nothing below the plane
+  FieldAtTargets f;
+  for (std::size_t i = 0; i < g.x.size(); ++i) {
+    f.potential.push_back(g.y[i] / 3e-3);
+    f.field_x.push_back(1e9 * g.x[i] * g.x[i]);
+    f.field_y.push_back(-10 - 1e3 * g.y[i]);
+  }
+  const std::string png = fresh_path("elements.png");
+  app::plot_solution(png, s, g, f, "interfaces, ground plane, metal");
+  const std::string bytes = testing::read_file(png);
+  ASSERT_GT(bytes.size(), 10000u);
+  EXPECT_EQ(bytes.substr(1, 3), "PNG");
+  // A field of the wrong size is refused before anything is drawn.
+  f.potential.pop_back();
+  EXPECT_THROW(app::plot_solution(fresh_path("never.png"), s, g, f, "x"), InvalidInput);
+}
+
 }  // namespace
 }  // namespace mlfma2d
