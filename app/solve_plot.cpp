@@ -294,8 +294,9 @@ void plot_solution(const std::string& png, const ElectrostaticSolution& s, const
         "fillstyle solid noborder\n",
         g.x0 * k, (g.y0 - below) * k, g.x1 * k, g.y0 * k);
   }
-  script += format("set logscale cb\nset cbrange [%.6g:%.6g]\nset cblabel '|E| (V/m)'\n%s\n", e_lo,
-                   e_hi, colour_tics(e_lo, e_hi).c_str());
+  script +=
+      format("set logscale cb\nset cbrange [%.6g:%.6g]\nset cblabel '|E| (V/m)' offset 2,0\n%s\n",
+             e_lo, e_hi, colour_tics(e_lo, e_hi).c_str());
   script +=
       "set palette defined (0 '#fffff0', 1 '#fee391', 2 '#fec44f', 3 '#fe9929', 4 '#d95f0e', "
       "5 '#993404', 6 '#4a1a04')\n"
