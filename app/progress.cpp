@@ -38,6 +38,7 @@ ThrottledLines::ThrottledLines(std::ostream& err, bool quiet)
 
 void ThrottledLines::operator()(const std::string& line) {
   if (!on_) return;
+  const std::lock_guard<std::mutex> lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
   if (std::chrono::duration<double>(now - last_).count() < interval_) return;
   last_ = now;

@@ -68,6 +68,7 @@ class ThrottledLines {
   std::ostream& err_;
   bool on_;
   double interval_;
+  std::mutex mutex_;  ///< a caller may report from several threads
   std::chrono::steady_clock::time_point last_;
   std::size_t shown_ = 0;
 };

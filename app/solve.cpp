@@ -2,10 +2,10 @@
 
 #include <climits>
 #include <cmath>
-#include <cstdio>
 #include <memory>
 #include <ostream>
-#include <sstream>
+#include <utility>
+#include <vector>
 
 #include "app/inputs.hpp"
 #include "app/options.hpp"
