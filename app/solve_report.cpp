@@ -94,10 +94,18 @@ std::string generic_text(R r, F f, const json& v) {
   return heading(f.label) + value + (*f.text_unit ? std::string(" ") + f.text_unit : "") + "\n";
 }
 
+// The reference: the ground plane, a conductor, or none (one conductor with a given charge).
+bool has_reference(const ElectrostaticSolution& s) {
+  return s.ground_plane || s.charge.size() >= 2;
+}
+
 std::string reference_text(R r, F f) {
   const int k = r.solution.reference;
   return heading(f.label) +
-         (k < 0 ? std::string("the ground plane") : "conductor " + std::to_string(k)) + "\n";
+         (!has_reference(r.solution) ? std::string("none (one conductor, its charge given)")
+          : k < 0                    ? std::string("the ground plane")
+                                     : "conductor " + std::to_string(k)) +
+         "\n";
 }
 
 std::string ground_plane_text(R r, F f) {
@@ -220,7 +228,7 @@ std::string conductors_text(R r, F f) {
     out += format("%18zu%12s %16s  %s\n", k,
                   number(k < s.potentials.size() ? s.potentials[k] : NAN, "%.6g").c_str(),
                   number(s.charge[k], "%.8g").c_str(),
-                  static_cast<int>(k) == s.reference ? "reference" : "signal");
+                  has_reference(s) && static_cast<int>(k) == s.reference ? "reference" : "signal");
   }
   if (s.charge.size() == 1 && !s.ground_plane) {
     out += heading("") + "(one conductor: V with phi + Q/(2 pi eps) log|x| -> 0 far away)\n";
@@ -459,6 +467,10 @@ std::string solve_text(const SolveRun& r) {
     } else if (f.label && f.get) {
       out += generic_text(r, f, f.get(r));
     }
+  }
+  // One blank line between sections, also where a section between them was empty.
+  for (auto at = out.find("\n\n\n"); at != std::string::npos; at = out.find("\n\n\n")) {
+    out.erase(at, 1);
   }
   return out;
 }

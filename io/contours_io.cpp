@@ -272,9 +272,11 @@ void write_solution(const std::string& path, const ElectrostaticSolution& s,
           " (rows and columns: the signal conductors, /capacitance_conductors)";
 
       // Conductors.
+      // One conductor without a plane carries a given charge: no reference.
+      const bool referenced = s.ground_plane || K >= 2;
       std::vector<std::string> kind;
       for (std::size_t k = 0; k < K; ++k) {
-        kind.push_back(static_cast<int>(k) == s.reference ? "reference" : "signal");
+        kind.push_back(referenced && static_cast<int>(k) == s.reference ? "reference" : "signal");
       }
       w.doubles("/conductors/potential", s.potentials, "V",
                 "potential of each conductor (K = 1: relative to the offset gauge)");

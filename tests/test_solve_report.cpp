@@ -180,6 +180,16 @@ TEST(SolveReport, PanelSizeAsGivenAndProbesOnPanelEnds) {
   EXPECT_TRUE(j["targets"]["field_x"][0].is_null());  // NaN: JSON null
 }
 
+TEST(SolveReport, OneChargedConductorHasNoReference) {
+  ElectrostaticSolution s;
+  s.charge = {1e-9};
+  s.potentials = {149};
+  const std::string text = app::solve_text(run_of(s));
+  EXPECT_TRUE(contains(text, "reference         none (one conductor, its charge given)")) << text;
+  EXPECT_TRUE(contains(text, "1e-09  signal")) << text;
+  EXPECT_FALSE(contains(text, "\n\n\n")) << text;
+}
+
 // ---- RLGC
 
 std::vector<double> numbers_after_comments(const std::string& path, std::string* comments) {
