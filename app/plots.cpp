@@ -19,10 +19,6 @@ namespace mlfma2d::app {
 namespace fs = std::filesystem;
 using namespace tuning;
 
-namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -32,6 +28,10 @@ std::string shell_quote(const std::string& s) {
 bool gnuplot_available() {
   return std::system("command -v gnuplot >/dev/null 2>&1") == 0;
 }
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The common head of every plot: a PNG a person can read without the code.
 std::string plot_head(const std::string& png, const std::string& title, const std::string& xlabel,

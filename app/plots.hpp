@@ -1,7 +1,8 @@
 #pragma once
 /// \file plots.hpp
 /// The sweeps' and the model fit's plots: gnuplot scripts and their data files, rendered to PNG
-/// when gnuplot is installed (the scripts stay, for scripts/plot-sweep).
+/// when gnuplot is installed (the scripts stay, for scripts/plot-sweep); the gnuplot helpers
+/// app/solve_plot.cpp shares.
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -9,6 +10,11 @@
 #include "mlfma2d/model.hpp"
 
 namespace mlfma2d::app {
+
+/// Whether gnuplot is on the PATH.
+bool gnuplot_available();
+/// `s` quoted for /bin/sh.
+std::string shell_quote(const std::string& s);
 
 /// Writes the plots of `rows` (times and phases per back end, speedups, the levels sweep's heat
 /// maps; with `fit`, the model against the measurements, and with `scatter` predicted against

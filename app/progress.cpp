@@ -13,13 +13,37 @@
 
 namespace mlfma2d::app {
 
-Progress::Progress(std::ostream& err, bool quiet)
-    : err_(err), on_(!quiet), tty_(::isatty(STDERR_FILENO) == 1), after_(1.0) {
+namespace {
+
+// Seconds before a step is announced, and between throttled lines: 1, or $MLFMA2D_PROGRESS_AFTER.
+double progress_interval() {
   if (const char* env = std::getenv("MLFMA2D_PROGRESS_AFTER"); env && *env) {
     char* end = nullptr;
     const double v = std::strtod(env, &end);
-    if (*end == '\0' && v >= 0 && std::isfinite(v)) after_ = v;
+    if (*end == '\0' && v >= 0 && std::isfinite(v)) return v;
   }
+  return 1.0;
+}
+
+}  // namespace
+
+Progress::Progress(std::ostream& err, bool quiet)
+    : err_(err), on_(!quiet), tty_(::isatty(STDERR_FILENO) == 1), after_(progress_interval()) {}
+
+ThrottledLines::ThrottledLines(std::ostream& err, bool quiet)
+    : err_(err),
+      on_(!quiet),
+      interval_(progress_interval()),
+      last_(std::chrono::steady_clock::now()) {}
+
+void ThrottledLines::operator()(const std::string& line) {
+  if (!on_) return;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  if (std::chrono::duration<double>(now - last_).count() < interval_) return;
+  last_ = now;
+  ++shown_;
+  err_ << "  " << line << std::endl;
 }
 
 std::unique_ptr<Progress::Step> Progress::step(const std::string& what) const {

@@ -54,6 +54,25 @@ class Progress {
   double after_;  ///< seconds a step runs before it is announced (not on a terminal)
 };
 
+/// \brief Lines from inside a long computation (a solve's GMRES iterations), at most one per
+/// second (or $MLFMA2D_PROGRESS_AFTER seconds, as Progress) on stderr; none when quiet. The first
+/// line is shown once that long has passed since construction, so short runs stay silent.
+class ThrottledLines {
+ public:
+  ThrottledLines(std::ostream& err, bool quiet);
+  /// Shows `line` (indented) when the interval has passed since the last shown one.
+  void operator()(const std::string& line);
+  std::size_t shown() const { return shown_; }
+
+ private:
+  std::ostream& err_;
+  bool on_;
+  double interval_;
+  std::mutex mutex_;  ///< a caller may report from several threads
+  std::chrono::steady_clock::time_point last_;
+  std::size_t shown_ = 0;
+};
+
 /// \brief A sweep's progress over `total` steps: a bar on a terminal, else a line per 10%.
 class ProgressBar {
  public:

@@ -2,16 +2,18 @@
 
 #include <climits>
 #include <cmath>
-#include <cstdio>
 #include <memory>
 #include <ostream>
-#include <sstream>
-
-#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "app/inputs.hpp"
 #include "app/options.hpp"
+#include "app/plots.hpp"
 #include "app/progress.hpp"
+#include "app/report.hpp"
+#include "app/solve_plot.hpp"
+#include "app/solve_report.hpp"
 #include "mlfma2d/io.hpp"
 
 namespace mlfma2d::app {
@@ -25,14 +27,29 @@ po::options_description solve_description() {
        "potential of every conductor in volts, in conductor order; default: "
        "/conductors/potential of the input, else 0 V on the reference and 1 V on the others"},
       {"reference", "K",
-       "reference (ground) conductor, 0-based; excluded from the capacitance matrix; default: 0"},
+       "reference (ground) conductor, 0-based; excluded from the capacitance matrix; default: 0 "
+       "(over a ground plane the plane is the reference)"},
       {"charge", "Q", "one conductor only: its charge per unit length in C/m; default: 1e-9"},
       {"eps-r", "X",
-       "relative permittivity of the medium, > 0; default: attribute eps_r of the input, else 1"},
+       "relative permittivity of the background (outside every dielectric region), > 0; "
+       "default: attribute eps_r of the input, else 1"},
+      {"ground-plane", "Y|none",
+       "an infinite perfect ground plane y = Y (metres), metal below, the reference at 0 V; none: "
+       "no plane; default: attribute ground_plane_y of the input, else none"},
+  };
+  const std::vector<OptionText> accuracy = {
+      {"accuracy", "A",
+       "relative accuracy wanted on C and the figures derived from it, 0 < A < 1: the mesh is "
+       "refined (panels doubled) until the error estimate is below A; default: 1e-6, or none "
+       "(one solve, no estimate) when --panels or --panel-size is given"},
+      {"max-panels", "N",
+       "refinement stops past N panels (the report then says the target was NOT met); "
+       "default: 4000000"},
   };
   const std::vector<OptionText> discretisation = {
       {"panels", "N",
-       "total panels, >= the number of contour segments; default: max(4096, segments)"},
+       "total panels, >= the number of contour segments: the mesh (with --accuracy: the first "
+       "mesh of the refinement); default: by feature and proximity"},
       {"panel-size", "H", "largest panel length in metres, instead of --panels"},
       {"grading", "Q",
        "panel grading exponent toward open ends and corners, 1..10 (1 = uniform); default: 3"},
@@ -42,8 +59,8 @@ po::options_description solve_description() {
       {"restart", "M", "GMRES Krylov vectors per restart cycle; default: 50"},
       {"max-iterations", "K", "GMRES iterations per right-hand side at most; default: 5000"},
       {"preconditioner", "auto|block|diagonal|none",
-       "overlapping blocks of neighbouring panels, the diagonal, none, or auto: block where "
-       "panels are graded (open ends, corners), else none; default: auto"},
+       "overlapping blocks of neighbouring panels, the diagonal, none, or auto (= block); "
+       "default: auto"},
       {"block-size", "B", "panels per preconditioner block; default: 32"},
       {"block-overlap", "V",
        "panels solved with each block on either side (restricted additive Schwarz); default: 8"},
@@ -68,9 +85,15 @@ po::options_description solve_description() {
        "points where the potential and field are reported (HDF5 /targets/x,y or /sources/x,y; "
        "CSV x,y), in metres; default: none"},
       {"output,o", "FILE", "solution file (HDF5, below); default: none"},
+      {"plot", "FILE.png",
+       "the cross-section with the equipotentials over |E| (log colour scale), drawn by "
+       "gnuplot; default: none"},
+      {"rlgc", "FILE",
+       "L and C in the HSPICE W-element RLGC format (R = G = 0), for a circuit simulator; "
+       "default: none"},
   };
   return option_table("Solve",
-                      {problem, discretisation, solver, fmm, outputs,
+                      {problem, accuracy, discretisation, solver, fmm, outputs,
                        closing_options(true, "no progress lines on stderr; default: off")});
 }
 
@@ -95,140 +118,16 @@ void hdf5_option(const std::string& option, const std::string& path) {
   }
 }
 
-std::string format_number(double v, const char* fmt = "%.6g") {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, fmt, v);
-  return buffer;
+void png_option(const std::string& option, const std::string& path) {
+  const std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : "";
+  if (ext != ".png" && ext != ".PNG") {
+    throw InvalidInput("--" + option + ": '" + path + "' is not a PNG file name: use .png");
+  }
 }
 
-nlohmann::json to_json(const SolveArgs& a, const ElectrostaticSolution& s,
-                       const std::vector<double>& tx, const std::vector<double>& ty,
-                       const FieldAtTargets* field) {
-  using nlohmann::json;
-  const ElectrostaticOptions& o = a.options;
-  const ElectrostaticTimings& t = s.timings;
-  json j;
-  j["input"] = a.input;
-  if (!a.output.empty()) j["output"] = a.output;
-  j["conductors"] = s.charge.size();
-  j["reference"] = s.reference;
-  j["eps_r"] = s.eps_r;
-  j["capacitance"] = s.capacitance;  // F/m, rows and columns: capacitance_conductors
-  j["capacitance_conductors"] = s.capacitance_conductors;
-  j["charge"] = s.charge;          // C/m
-  j["potentials"] = s.potentials;  // V
-  j["offset"] = s.offset;          // V
-  j["panels"] = s.panels.size();
-  j["iterations"] = s.iterations;
-  j["residual"] = s.residual;
-  j["tol"] = o.tol;
-  json solves = json::array();
-  for (const SolveStats& st : s.solves) {
-    solves.push_back({{"iterations", st.iterations},
-                      {"residual", st.residual},
-                      {"residual_history", st.history}});
-  }
-  j["solves"] = solves;
-  j["method"] = o.method;
-  j["preconditioner"] = s.preconditioner;
-  j["block_size"] = o.block_size;
-  j["block_overlap"] = o.block_overlap;
-  j["grading"] = o.grading;
-  j["fmm"] = {{"backend", s.fmm_backend},           {"eps", s.fmm_eps},
-              {"terms", s.fmm_stats.terms},         {"tree", s.fmm_stats.tree},
-              {"levels", s.fmm_stats.levels},       {"ct", s.fmm_stats.ct},
-              {"level_offset", o.fmm.level_offset}, {"sources", s.fmm_stats.n_sources},
-              {"targets", s.fmm_stats.n_targets}};
-  j["timings"] = {{"discretise", t.discretise},
-                  {"near", t.near},
-                  {"fmm_setup", t.fmm_setup},
-                  {"preconditioner", t.preconditioner},
-                  {"solve", t.solve},
-                  {"products", t.products},
-                  {"product", t.product},
-                  {"product_fmm", t.product_fmm},
-                  {"product_near", t.product_near},
-                  {"total", t.total}};
-  if (field) {
-    j["targets"] = {{"x", tx},
-                    {"y", ty},
-                    {"potential", field->potential},
-                    {"field_x", field->field_x},
-                    {"field_y", field->field_y}};
-  }
-  return j;
-}
-
-std::string to_text(const SolveArgs& a, const ElectrostaticSolution& s, const FieldAtTargets* field,
-                    const std::vector<double>& tx, const std::vector<double>& ty) {
-  const ElectrostaticOptions& o = a.options;
-  const ElectrostaticTimings& t = s.timings;
-  std::ostringstream r;
-  r << "mlfma2d solve: " << a.input << "\n"
-    << "  conductors " << s.charge.size() << ", reference " << s.reference << ", eps_r "
-    << format_number(s.eps_r) << ", panels " << s.panels.size() << " (grading "
-    << format_number(o.grading) << ")\n"
-    << "  method " << o.method;
-  if (o.method == "fmm") {
-    r << ", preconditioner " << s.preconditioner;
-    if (s.preconditioner == "block") {
-      r << " (" << o.block_size << " panels + " << o.block_overlap << " either side)";
-    }
-    r << ", FMM " << s.fmm_backend << " eps " << format_number(s.fmm_eps)
-      << " (p = " << s.fmm_stats.terms << ", " << s.fmm_stats.tree
-      << " tree, L = " << s.fmm_stats.levels << ", " << s.fmm_stats.n_sources << " sources)";
-  }
-  r << "\n\n";
-  if (!s.capacitance.empty()) {
-    r << "Capacitance matrix (pF/m), reference conductor " << s.reference << " excluded:\n"
-      << "          ";
-    for (int k : s.capacitance_conductors) r << format_number(k, "%14.0f");
-    r << "\n";
-    for (std::size_t i = 0; i < s.capacitance.size(); ++i) {
-      r << format_number(s.capacitance_conductors[i], "%10.0f");
-      for (double c : s.capacitance[i]) r << format_number(c * 1e12, "%14.8g");
-      r << "\n";
-    }
-    r << "\n";
-  }
-  r << "Conductors:        V (V)        Q (C/m)\n";
-  for (std::size_t k = 0; k < s.charge.size(); ++k) {
-    r << format_number(double(k), "%10.0f") << format_number(s.potentials[k], "%13.6g")
-      << format_number(s.charge[k], "%15.6g") << "\n";
-  }
-  if (s.charge.size() == 1) {
-    r << "  (one conductor: V with phi + Q/(2 pi eps) log|x| -> 0 far away)\n";
-  } else {
-    r << "  potential at infinity: " << format_number(s.offset) << " V\n";
-  }
-  r << "\nSolve: " << s.solves.size() << " right-hand side(s), " << s.iterations
-    << " GMRES iterations (";
-  for (std::size_t i = 0; i < s.solves.size(); ++i) r << (i ? ", " : "") << s.solves[i].iterations;
-  r << "), residual " << format_number(s.residual, "%.3g") << " (tol "
-    << format_number(o.tol, "%.3g") << ")\n"
-    << "Times (s): discretise " << format_number(t.discretise, "%.3g") << ", near "
-    << format_number(t.near, "%.3g") << ", FMM set-up " << format_number(t.fmm_setup, "%.3g")
-    << ", preconditioner " << format_number(t.preconditioner, "%.3g") << ", solve "
-    << format_number(t.solve, "%.3g") << ", total " << format_number(t.total, "%.3g") << "\n";
-  if (t.products > 0) {
-    r << "  " << t.products << " products, " << format_number(t.product, "%.3g") << " s each (FMM "
-      << format_number(t.product_fmm, "%.3g") << ", near correction "
-      << format_number(t.product_near, "%.3g") << ")\n";
-  }
-  if (field) {
-    r << "\nTargets:         x (m)          y (m)        phi (V)       Ex (V/m)       Ey (V/m)\n";
-    const std::size_t shown = std::min<std::size_t>(tx.size(), 20);
-    for (std::size_t i = 0; i < shown; ++i) {
-      r << format_number(tx[i], "%15.6g") << format_number(ty[i], "%15.6g")
-        << format_number(field->potential[i], "%15.6g")
-        << format_number(field->field_x[i], "%15.6g") << format_number(field->field_y[i], "%15.6g")
-        << "\n";
-    }
-    if (shown < tx.size()) r << "  ... " << tx.size() - shown << " more (see --output)\n";
-  }
-  if (!a.output.empty()) r << "\nwrote " << a.output << "\n";
-  return r.str();
-}
+// The defaults of the accuracy target: 1e-6 for the default mesh; none (one solve) on a mesh
+// the user fixed, unless --accuracy asks for refinement from it.
+constexpr double kDefaultAccuracy = 1e-6;
 
 SolveArgs solve_args(const po::variables_map& vm) {
   SolveArgs a;
@@ -244,6 +143,14 @@ SolveArgs solve_args(const po::variables_map& vm) {
     hdf5_option("output", *v);
     a.output = *v;
   }
+  if (auto v = value_of(vm, "plot")) {
+    png_option("plot", *v);
+    a.plot = *v;
+  }
+  if (auto v = value_of(vm, "rlgc")) {
+    if (v->empty()) throw InvalidInput("--rlgc: empty file name");
+    a.rlgc = *v;
+  }
   if (auto v = value_of(vm, "potentials")) {
     o.potentials = numbers_option("potentials", *v);
     a.potentials_given = true;
@@ -256,14 +163,39 @@ SolveArgs solve_args(const po::variables_map& vm) {
     o.eps_r = positive_option("eps-r", *v);
     a.eps_r_given = true;
   }
+  if (auto v = value_of(vm, "ground-plane")) {
+    a.ground_plane_given = true;
+    o.ground_plane = *v != "none";
+    if (o.ground_plane) {
+      o.ground_plane_y = real_option("ground-plane", *v, "a height in metres, or none");
+    }
+  }
   const std::string* panels = value_of(vm, "panels");
   const std::string* size = value_of(vm, "panel-size");
   if (panels && size) throw InvalidInput("--panels and --panel-size exclude each other: give one");
   if (panels) {
     o.panels = static_cast<std::size_t>(
         integer_option("panels", *panels, 1, 100000000, "an integer in [1, 1e8]"));
+    a.mesh_option = "--panels";
   }
-  if (size) o.panel_size = positive_option("panel-size", *size);
+  if (size) {
+    o.panel_size = positive_option("panel-size", *size);
+    a.mesh_option = "--panel-size";
+  }
+  if (auto v = value_of(vm, "accuracy")) {
+    o.accuracy = real_option("accuracy", *v, "a relative accuracy with 0 < A < 1");
+    if (!(o.accuracy > 0 && o.accuracy < 1)) {
+      bad_value("accuracy", *v, "a relative accuracy with 0 < A < 1");
+    }
+  } else {
+    o.accuracy = a.mesh_option.empty() ? kDefaultAccuracy : 0;
+  }
+  if (auto v = value_of(vm, "max-panels")) {
+    o.max_panels = count_option("max-panels", *v);
+    if (o.panels > o.max_panels) {
+      throw InvalidInput("--max-panels " + *v + " is less than --panels " + *panels);
+    }
+  }
   if (auto v = value_of(vm, "grading")) {
     o.grading = real_option("grading", *v, "a number in [1, 10]");
     if (!(o.grading >= 1 && o.grading <= 10)) bad_value("grading", *v, "a number in [1, 10]");
@@ -320,100 +252,150 @@ SolveArgs solve_args(const po::variables_map& vm) {
 
 std::string solve_help() {
   return help_page(
-      "mlfma2d solve: charges, fields and the capacitance matrix of 2D conductors\n\n"
-      "Usage:\n  mlfma2d solve --input geom.h5 [--potentials V0,V1,...] [--reference K] "
-      "[--eps-r X]\n                [--panels N | --panel-size H] [--tol T] [--backend NAME] "
-      "[--targets FILE]\n                [--output sol.h5] [--report text|json]\n",
+      "mlfma2d solve: capacitance, inductance, Z0 and eps_eff of transmission-line "
+      "cross-sections\n\n"
+      "Usage:\n  mlfma2d solve --input geom.h5 [--accuracy A] [--ground-plane Y] [--eps-r X]\n"
+      "                [--potentials V0,V1,...] [--reference K] [--panels N | --panel-size H]\n"
+      "                [--targets FILE] [--output sol.h5] [--plot pic.png] [--rlgc line.rlgc]\n"
+      "                [--report text|json]\n",
       "Conductors infinitely long along z, cross-sections given as contours (SI units: metres,\n"
-      "volts, C/m^2, C/m, F/m), in a medium of permittivity eps = eps_r * 8.8541878128e-12 F/m.\n"
-      "The surface charge density sigma on the contours gives\n"
-      "    phi(x) = -1/(2 pi eps) integral sigma(y) log|x - y| ds(y) + c,   phi = V_k on "
+      "volts, C/m^2, C/m, F/m, H/m), in dielectric regions of relative permittivity eps_r\n"
+      "(the background --eps-r outside them), optionally over an infinite ground plane. The\n"
+      "surface charge density sigma on the contours gives\n"
+      "    phi(x) = -1/(2 pi eps0) integral sigma_t(y) log|x - y| ds(y) + c,   phi = V_k on "
       "conductor k.\n"
-      "For K >= 2 conductors the total charge is zero (c = the potential at infinity) and the\n"
-      "(K-1)x(K-1) capacitance matrix C per unit length relates the charges Q = integral sigma ds\n"
-      "of the conductors other than the reference to their potentials: Q = C (V - V_ref). One\n"
-      "conductor (K = 1) carries the charge --charge. A closed contour is a zero-thickness shell\n"
-      "(sigma is both faces together). Panels: straight, graded toward open ends and corners; "
-      "one\n"
-      "density per panel, collocation at panel centres, analytic near integrals, the rest by the\n"
-      "FMM; restarted GMRES. docs/solve.md has the method and the measured accuracy.\n",
+      "The Maxwell capacitance matrix C per unit length relates the charges of the signal\n"
+      "conductors (all but the reference; over a ground plane all) to their potentials:\n"
+      "Q = C (V - V_ref). From C and C0 (every eps_r = 1): L = mu0 eps0 C0^-1, and for one\n"
+      "signal conductor Z0 = sqrt(L/C), eps_eff = C/C0 and the velocity; for several, the modes\n"
+      "(even and odd for a symmetric pair). With --accuracy (default 1e-6 unless the mesh is\n"
+      "given) the mesh is refined until the estimated relative error of C is below the target;\n"
+      "the report says whether it was met. One conductor (K = 1, no plane) carries --charge.\n"
+      "docs/solve.md has the method and the measured accuracy. Progress lines (iteration,\n"
+      "residual, mesh) go to stderr about once a second.\n",
       solve_description(),
       "Files:\n"
       "  input   HDF5: /contours/x, /contours/y (vertices, float64, m), /contours/offsets (int64,\n"
       "          first vertex of each contour, contours + 1 entries), /contours/closed (int, "
       "0/1),\n"
-      "          /contours/conductor (int, 0-based conductor of each contour), optional\n"
-      "          /conductors/potential (V, one per conductor), optional attribute eps_r on /.\n"
-      "          mlfma2d generate --shape coax|eccentric-coax|two-wire|strip|microstrip|rectangle\n"
-      "          writes one. Contours must not cross or touch (themselves or each other).\n"
-      "  output  HDF5: /capacitance ((K-1)x(K-1), F/m), /charge (C/m), /conductors/potential "
-      "(V),\n"
-      "          /panels/x, /panels/y (centres, m), /panels/length (m), /panels/conductor,\n"
-      "          /panels/sigma (C/m^2); with --targets /targets/x, /targets/y, /targets/potential\n"
-      "          (V), /targets/field_x, /targets/field_y (V/m); root attributes (eps_r, "
-      "reference,\n"
-      "          iterations, residual, timings). Written atomically: nothing on error.\n\n"
-      "Report: text (C in pF/m), or --report json, one object with the keys capacitance (F/m,\n"
-      "K-1 rows), capacitance_conductors, charge (C/m), potentials (V), offset (V), panels,\n"
-      "iterations, residual, tol, solves (iterations, residual, residual_history of each\n"
-      "right-hand side), method, preconditioner, fmm (backend, eps, terms, tree, levels, ...),\n"
-      "timings (seconds: discretise, near, fmm_setup, preconditioner, solve, products, product,\n"
-      "product_fmm, product_near, total) and with --targets targets (x, y, potential, field_x,\n"
-      "field_y).\n",
-      "0 success, 2 bad usage or option value (reference out of range, wrong number of\n"
-      "potentials, ...), 3 bad input file or data (malformed contours, crossing conductors) or\n"
-      "output not writable, 4 runtime failure (GMRES did not converge, device), 1 internal "
-      "error.");
+      "          /contours/conductor (int, 0-based conductor of each contour, -1: a dielectric\n"
+      "          region's boundary), optional /contours/bulge (arcs), /contours/eps_r (regions),\n"
+      "          /conductors/potential (V), attributes eps_r and ground_plane_y on /.\n"
+      "          mlfma2d generate --shape NAME writes one (generate --help lists them).\n"
+      "  output  HDF5, every dataset with description and units attributes: /conductors/\n"
+      "          potential, charge, kind (signal or reference); /capacitance, "
+      "/capacitance_vacuum,\n"
+      "          /inductance, /capacitance_mutual (signal x signal), /capacitance_to_ground,\n"
+      "          /capacitance_conductors; /modes/velocity, eps_eff, impedance, voltage; "
+      "/panels/x,\n"
+      "          y, x0, y0, x1, y1, length, contour, conductor, eps_left, eps_right, sigma,\n"
+      "          sigma_total; /meshes/panels, change, iterations, seconds; /solves/iterations,\n"
+      "          residual; with --targets /targets/x, y, potential, field_x, field_y. Root\n"
+      "          attributes: method, preconditioner, eps_r, reference, ground_plane(_y), panels,\n"
+      "          iterations, residual, accuracy_target (0: none), accuracy_estimate (NaN: not\n"
+      "          estimated), accuracy_met, z0, eps_eff, velocity (one signal conductor),\n"
+      "          timings; attribute_units gives their units. Written atomically: nothing on "
+      "error.\n"
+      "  rlgc    text, HSPICE W element RLGC file: '*' comments, N, then the lower triangles of\n"
+      "          L0 (H/m), C0 (F/m, the Maxwell matrix), R0 and G0 (zeros).\n\n"
+      "Report: text (pF/m, nH/m), or --report json, one object in SI units with the keys\n" +
+          wrap_text(solve_json_keys(), 94) +
+          ".\n"
+          "The accuracy says \"met\" only when the solver's estimate was checked against the "
+          "target.\n",
+      "0 success (also when the accuracy target was not met: the report\n"
+      "says so), 2 bad usage or option value (reference out of range, wrong number of\n"
+      "potentials, gnuplot missing for --plot, ...), 3 bad input file or data (malformed\n"
+      "contours, crossing conductors) or output not writable, 4 runtime failure (GMRES did not\n"
+      "converge, device, gnuplot failed), 1 internal error.");
+}
+
+// Refused before the solve, so that nothing runs for an output that cannot be made.
+void check_outputs(const SolveArgs& a) {
+  std::vector<std::pair<const char*, const std::string*>> outputs = {
+      {"output", &a.output}, {"plot", &a.plot}, {"rlgc", &a.rlgc}};
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [option, path] = outputs[i];
+    if (path->empty()) continue;
+    if (same_file(*path, a.input) || (!a.targets.empty() && same_file(*path, a.targets))) {
+      throw InvalidInput("--" + std::string(option) + " '" + *path + "' is an input file");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!outputs[j].second->empty() && same_file(*path, *outputs[j].second)) {
+        throw InvalidInput("--" + std::string(option) + " and --" + outputs[j].first +
+                           " name the same file '" + *path + "'");
+      }
+    }
+    check_writable(*path);
+  }
+  if (!a.plot.empty() && !gnuplot_available()) {
+    throw InvalidInput("--plot: gnuplot not found (install gnuplot-nox)");
+  }
 }
 
 int run_solve(const SolveArgs& a, std::ostream& out, std::ostream& err) {
   const Progress progress(err, a.quiet);
   start_device(a.options.fmm.backend);  // beside the input and the panels (run_evaluate says why)
-  if (!a.output.empty()) {
-    if (same_file(a.output, a.input) || (!a.targets.empty() && same_file(a.output, a.targets))) {
-      throw InvalidInput("--output '" + a.output + "' is an input file");
-    }
-    check_writable(a.output);
-  }
+  check_outputs(a);
   ContourFile file;
-  std::vector<double> tx, ty;
+  SolveRun run;
   {
     const auto step = progress.step("reading " + a.input);
     file = read_contours(a.input);
-    if (!a.targets.empty()) read_targets(a.targets, &tx, &ty);
+    if (!a.targets.empty()) read_targets(a.targets, &run.tx, &run.ty);
   }
-
-  SolveArgs run = a;
+  run.input = a.input;
+  run.options = a.options;
+  run.mesh_option = a.mesh_option;
   ElectrostaticOptions& o = run.options;
   if (!a.potentials_given) o.potentials = file.potentials;
   if (!a.eps_r_given && file.has_eps_r) o.eps_r = file.eps_r;
+  if (!a.ground_plane_given) {
+    o.ground_plane = file.ground_plane;
+    o.ground_plane_y = file.ground_plane_y;
+  }
+  if (!a.rlgc.empty() && file.contours.conductors() < 2 && !o.ground_plane) {
+    throw InvalidInput(
+        "--rlgc: one conductor and no ground plane have no capacitance matrix "
+        "(give two or more conductors, or --ground-plane Y)");
+  }
+  ThrottledLines lines(err, a.quiet);
+  o.progress = [&lines](const std::string& line) { lines(line); };
   std::unique_ptr<ElectrostaticSolver> solver;
   {
     const auto step = progress.step("discretising and building the operator");
     solver = std::make_unique<ElectrostaticSolver>(file.contours, o);
   }
-  ElectrostaticSolution s;
   {
     const auto step = progress.step("solving");
-    s = solver->solve();
+    run.solution = solver->solve();
   }
-  FieldAtTargets field;
-  if (!tx.empty()) {
-    const auto step = progress.step("evaluating at " + std::to_string(tx.size()) + " targets");
-    field = solver->evaluate(s, tx, ty);
+  o.progress = nullptr;  // `lines` goes with this function; the report copies the options
+  if (!run.tx.empty()) {
+    const auto step = progress.step("evaluating at " + std::to_string(run.tx.size()) + " targets");
+    run.field = solver->evaluate(run.solution, run.tx, run.ty);
   }
-  const FieldAtTargets* f = tx.empty() ? nullptr : &field;
+  // The picture first: gnuplot is the likeliest to fail, and then no file is written.
+  if (!a.plot.empty()) {
+    const auto step = progress.step("plotting " + a.plot);
+    const ProbeGrid grid = probe_grid(run.solution);
+    const FieldAtTargets f = solver->evaluate(run.solution, grid.x, grid.y);
+    plot_solution(a.plot, run.solution, grid, f, "mlfma2d solve " + a.input);
+    run.plot = a.plot;
+  }
   if (!a.output.empty()) {
     const auto step = progress.step("writing " + a.output);
-    write_solution(a.output, s, tx, ty, f);
+    write_solution(a.output, run.solution, run.tx, run.ty, run.tx.empty() ? nullptr : &run.field);
+    run.output = a.output;
   }
-  if (a.json) {
-    out << to_json(run, s, tx, ty, f).dump(2) << "\n";
-  } else {
-    out << to_text(run, s, f, tx, ty);
+  if (!a.rlgc.empty()) {
+    write_rlgc(a.rlgc, run.solution);
+    run.rlgc = a.rlgc;
   }
-  out.flush();
-  if (!out) throw IoError("cannot write the report to standard output");
+  if (!a.quiet && o.accuracy > 0 && !accuracy_met(run)) {
+    err << "warning: accuracy " << accuracy_text(run) << "\n";
+  }
+  print_report(out, a.json ? solve_json(run).dump(2) + "\n" : solve_text(run));
   return 0;
 }
 

@@ -18,10 +18,16 @@ struct SolveArgs {
   std::string input;    ///< contour file (HDF5), required
   std::string targets;  ///< points for potential and field, empty when none
   std::string output;   ///< solution file (HDF5), empty when none
+  std::string plot;     ///< --plot: the picture (PNG), empty when none
+  std::string rlgc;     ///< --rlgc: the HSPICE W-element RLGC file, empty when none
   ElectrostaticOptions options;
-  bool potentials_given = false;  ///< --potentials (else the file's, else the default)
-  bool eps_r_given = false;       ///< --eps-r (else the file's attribute, else 1)
-  bool json = false;              ///< --report json
+  bool potentials_given = false;    ///< --potentials (else the file's, else the default)
+  bool eps_r_given = false;         ///< --eps-r (else the file's attribute, else 1)
+  bool ground_plane_given = false;  ///< --ground-plane Y|none (else the file's attribute)
+  /// "--panels" or "--panel-size" when given: the mesh, fixed (no --accuracy) or the first of
+  /// the refinement (with --accuracy); empty: the default mesh.
+  std::string mesh_option;
+  bool json = false;  ///< --report json
   bool quiet = false;
 };
 

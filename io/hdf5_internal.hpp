@@ -60,6 +60,9 @@ Hid write_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
                   hid_t mem_type, hsize_t n, const void* data);
 void write_vector(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
                   const std::vector<double>& v);
+// A C string type of `size` bytes (or H5T_VARIABLE) in character set `cset`: a memory type must
+// match the stored one's set, as HDF5 does not convert between ASCII and UTF-8.
+Hid string_type(const Ctx& c, size_t size, H5T_cset_t cset);
 // A scalar attribute (number or string) on the object `on`.
 void write_attribute(const Ctx& c, hid_t on, const std::string& key, const AttrValue& value);
 // Reads a scalar number or string attribute; false for any other kind (left by other tools).

@@ -277,10 +277,6 @@ void write_vector(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
   write_dataset(c, file, lcpl, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.size(), v.data());
 }
 
-namespace {
-
-// A C string type of `size` bytes (or H5T_VARIABLE) in character set `cset`: a memory type must
-// match the stored one's set, as HDF5 does not convert between ASCII and UTF-8.
 Hid string_type(const Ctx& c, size_t size, H5T_cset_t cset) {
   Hid t = c.own(H5Tcopy(H5T_C_S1), H5Tclose, "cannot create string type");
   c.check(H5Tset_size(t.get(), size), "cannot set string size");
@@ -289,8 +285,6 @@ Hid string_type(const Ctx& c, size_t size, H5T_cset_t cset) {
 }
 
 // A scalar attribute: a string (UTF-8, variable length), a 64-bit integer or a double.
-}  // namespace
-
 void write_attribute(const Ctx& c, hid_t on, const std::string& key, const AttrValue& value) {
   Hid space = c.own(H5Screate(H5S_SCALAR), H5Sclose, "cannot create dataspace");
   Hid type = value.is_string ? string_type(c, H5T_VARIABLE, H5T_CSET_UTF8)

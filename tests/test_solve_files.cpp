@@ -229,6 +229,77 @@ std::vector<double> read_dataset(const std::string& path, const std::string& nam
   return v;
 }
 
+// The class (H5T_INTEGER, H5T_FLOAT, H5T_STRING) of a dataset, or of an attribute on `object`.
+H5T_class_t type_class(const std::string& path, const std::string& object,
+                       const std::string& attribute = "") {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t item = -1, type = -1;
+  if (attribute.empty()) {
+    item = H5Dopen2(f, object.c_str(), H5P_DEFAULT);
+    if (item >= 0) type = H5Dget_type(item);
+  } else {
+    item = H5Aopen_by_name(f, object.c_str(), attribute.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+    if (item >= 0) type = H5Aget_type(item);
+  }
+  const H5T_class_t c = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+  if (type >= 0) H5Tclose(type);
+  if (item >= 0) (attribute.empty() ? H5Dclose(item) : H5Aclose(item));
+  H5Fclose(f);
+  return c;
+}
+
+// A scalar number attribute on /.
+double root_attribute(const std::string& path, const std::string& name) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t a = H5Aopen_by_name(f, "/", name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+  EXPECT_GE(a, 0) << name;
+  double v = NAN;
+  if (a >= 0) {
+    H5Aread(a, H5T_NATIVE_DOUBLE, &v);
+    H5Aclose(a);
+  }
+  H5Fclose(f);
+  return v;
+}
+
+// Every dataset of a file (absolute names).
+std::vector<std::string> datasets(const std::string& path) {
+  std::vector<std::string> names;
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  H5Ovisit(
+      f, H5_INDEX_NAME, H5_ITER_NATIVE,
+      [](hid_t, const char* name, const H5O_info_t* info, void* out) -> herr_t {
+        if (info->type == H5O_TYPE_DATASET) {
+          static_cast<std::vector<std::string>*>(out)->push_back(std::string("/") + name);
+        }
+        return 0;
+      },
+      &names);
+  H5Fclose(f);
+  return names;
+}
+
+// A text dataset (variable-length strings).
+std::vector<std::string> read_texts(const std::string& path, const std::string& name) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t ds = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+  const hid_t space = H5Dget_space(ds);
+  std::vector<char*> p(H5Sget_simple_extent_npoints(space));
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, H5T_VARIABLE);
+  H5Tset_cset(type, H5T_CSET_UTF8);
+  std::vector<std::string> out;
+  if (H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, p.data()) >= 0) {
+    for (char* c : p) out.emplace_back(c ? c : "");
+    H5Dvlen_reclaim(type, space, H5P_DEFAULT, p.data());
+  }
+  H5Tclose(type);
+  H5Sclose(space);
+  H5Dclose(ds);
+  H5Fclose(f);
+  return out;
+}
+
 TEST(SolutionFiles, HoldTheSolution) {
   ElectrostaticOptions o;
   o.panels = 600;
@@ -243,14 +314,110 @@ TEST(SolutionFiles, HoldTheSolution) {
   EXPECT_EQ(dims, (std::vector<hsize_t>{2, 2}));
   EXPECT_EQ(c, (std::vector<double>{s.capacitance[0][0], s.capacitance[0][1], s.capacitance[1][0],
                                     s.capacitance[1][1]}));
-  EXPECT_EQ(read_dataset(p, "/charge", &dims), s.charge);
+  EXPECT_EQ(read_dataset(p, "/conductors/charge", &dims), s.charge);
   EXPECT_EQ(read_dataset(p, "/panels/sigma", &dims), s.sigma);
   EXPECT_EQ(read_dataset(p, "/panels/x", &dims), s.panels.x);
   EXPECT_EQ(read_dataset(p, "/panels/y", &dims), s.panels.y);
   EXPECT_EQ(read_dataset(p, "/targets/potential", &dims), f.potential);
   EXPECT_EQ(read_dataset(p, "/targets/field_y", &dims), f.field_y);
+  EXPECT_EQ(read_texts(p, "/conductors/kind"),
+            (std::vector<std::string>{"reference", "signal", "signal"}));
   // No partial file when the write cannot happen.
   EXPECT_THROW(write_solution(fresh_path("no/such/folder/s.h5"), s), IoError);
+}
+
+// Every field of a solution, filled by hand (the line parameters, meshes and accuracy as the
+// refining solver returns them), written and read back: every dataset described with units,
+// counts and indices as integers.
+TEST(SolutionFiles, EveryDatasetHasADescriptionAndUnitsAndIntegersAreIntegers) {
+  ElectrostaticSolution s;
+  s.charge = {2e-11};
+  s.potentials = {1};
+  s.ground_plane = true;
+  s.ground_plane_y = -1e-4;
+  s.reference = -1;
+  s.capacitance = {{2e-11}};
+  s.capacitance_conductors = {0};
+  s.line.capacitance_vacuum = {{0.8e-11}};
+  s.line.inductance = {{1.39e-6}};
+  s.line.capacitance_mutual = {{0}};
+  s.line.capacitance_to_ground = {2e-11};
+  s.line.z0 = 50.5;
+  s.line.eps_eff = 2.5;
+  s.line.velocity = 1.9e8;
+  s.line.modes = {{1.9e8, 2.5, 50.5, {1}}};
+  s.panels.x = {0, 1};
+  s.panels.y = {1, 1};
+  s.panels.x0 = {-0.5, 0.5};
+  s.panels.y0 = {1, 1};
+  s.panels.x1 = {0.5, 1.5};
+  s.panels.y1 = {1, 1};
+  s.panels.length = {1, 1};
+  s.panels.contour = {0, 1};
+  s.panels.conductor = {0, kDielectric};
+  s.panels.eps_left = {1, 4.4};
+  s.panels.eps_right = {1, 1};
+  s.sigma = {1e-9, 2e-10};
+  s.sigma_total = {3e-10, 2e-10};
+  s.meshes = {{1000, NAN, 0.5, 7}, {2000, 3e-7, 1.25, 8}};
+  s.solves = {{8, 5e-11, {}}};
+  s.iterations = 8;
+  s.residual = 5e-11;
+  s.accuracy_target = 1e-6;
+  s.accuracy_estimate = 3e-7;
+  s.accuracy_met = true;
+  s.preconditioner = "block";
+  s.fmm_backend = "cpu";
+  const std::string p = fresh_path("complete.h5");
+  write_solution(p, s);
+  const std::vector<std::string> names = datasets(p);
+  EXPECT_GE(names.size(), 30u);
+  for (const std::string& name : names) {
+    EXPECT_EQ(type_class(p, name, "description"), H5T_STRING) << name;
+    EXPECT_EQ(type_class(p, name, "units"), H5T_STRING) << name;
+  }
+  for (const char* name : {"/panels/conductor", "/panels/contour", "/capacitance_conductors",
+                           "/meshes/panels", "/meshes/iterations", "/solves/iterations"}) {
+    EXPECT_EQ(type_class(p, name), H5T_INTEGER) << name;
+  }
+  for (const char* name : {"panels", "iterations", "reference", "conductors", "products",
+                           "accuracy_met", "ground_plane", "symmetric_pair"}) {
+    EXPECT_EQ(type_class(p, "/", name), H5T_INTEGER) << name;
+  }
+  for (const char* name : {"method", "preconditioner", "attribute_units"}) {
+    EXPECT_EQ(type_class(p, "/", name), H5T_STRING) << name;
+  }
+  std::vector<hsize_t> dims;
+  EXPECT_EQ(read_dataset(p, "/panels/eps_left", &dims), s.panels.eps_left);
+  EXPECT_EQ(read_dataset(p, "/panels/eps_right", &dims), s.panels.eps_right);
+  EXPECT_EQ(read_dataset(p, "/panels/sigma_total", &dims), s.sigma_total);
+  EXPECT_EQ(read_dataset(p, "/panels/conductor", &dims), (std::vector<double>{0, -1}));
+  EXPECT_EQ(read_dataset(p, "/inductance", &dims), (std::vector<double>{1.39e-6}));
+  EXPECT_EQ(dims, (std::vector<hsize_t>{1, 1}));
+  EXPECT_EQ(read_dataset(p, "/capacitance_vacuum", &dims), (std::vector<double>{0.8e-11}));
+  EXPECT_EQ(read_dataset(p, "/capacitance_to_ground", &dims), (std::vector<double>{2e-11}));
+  EXPECT_EQ(read_dataset(p, "/modes/impedance", &dims), (std::vector<double>{50.5}));
+  EXPECT_EQ(read_dataset(p, "/modes/voltage", &dims), (std::vector<double>{1}));
+  EXPECT_EQ(read_dataset(p, "/meshes/panels", &dims), (std::vector<double>{1000, 2000}));
+  const std::vector<double> change = read_dataset(p, "/meshes/change", &dims);
+  EXPECT_TRUE(std::isnan(change[0]));
+  EXPECT_EQ(change[1], 3e-7);
+  EXPECT_EQ(read_texts(p, "/conductors/kind"), (std::vector<std::string>{"signal"}));
+  EXPECT_EQ(root_attribute(p, "z0"), 50.5);
+  EXPECT_EQ(root_attribute(p, "eps_eff"), 2.5);
+  EXPECT_EQ(root_attribute(p, "velocity"), 1.9e8);
+  EXPECT_EQ(root_attribute(p, "ground_plane_y"), -1e-4);
+  EXPECT_EQ(root_attribute(p, "accuracy_target"), 1e-6);
+  EXPECT_EQ(root_attribute(p, "accuracy_estimate"), 3e-7);
+  EXPECT_EQ(root_attribute(p, "accuracy_met"), 1);
+  EXPECT_EQ(root_attribute(p, "panels"), 2);
+  // Not estimated: NaN, and never met.
+  s.accuracy_target = 0;
+  s.accuracy_estimate = NAN;
+  s.accuracy_met = false;
+  write_solution(p, s);
+  EXPECT_TRUE(std::isnan(root_attribute(p, "accuracy_estimate")));
+  EXPECT_EQ(root_attribute(p, "accuracy_met"), 0);
 }
 
 // ---- The program
@@ -300,9 +467,9 @@ TEST(SolveCommand, TextReportPotentialsFromTheFileAndTargets) {
   std::ofstream(targets) << "x,y\n0,1e-3\n0,2.5e-4\n";
   AppRun r = run_app("solve --input " + geom + " --panels 900 --targets " + targets + " --quiet");
   ASSERT_EQ(r.code, 0) << describe(r);
-  EXPECT_TRUE(contains(r.out, "Capacitance matrix (pF/m)")) << r.out;
-  EXPECT_TRUE(contains(r.out, "eps_r 2")) << r.out;
-  EXPECT_TRUE(contains(r.out, "Targets:")) << r.out;
+  EXPECT_TRUE(contains(r.out, "C, Maxwell matrix (pF/m)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "eps_r background  2")) << r.out;
+  EXPECT_TRUE(contains(r.out, "targets")) << r.out;
   r = run_app("solve --input " + geom + " --panels 900 --targets " + targets +
               " --quiet --report json");
   ASSERT_EQ(r.code, 0) << describe(r);
@@ -385,6 +552,99 @@ TEST(SolveCommand, HelpAndGenerate) {
   bad = run_app("generate --shape coax --n 64 --params q=1 --output " + fresh_path("c.h5"));
   EXPECT_EQ(bad.code, 2) << describe(bad);
   EXPECT_TRUE(contains(bad.err, "--params: invalid value 'q=1'")) << describe(bad);
+}
+
+TEST(SolveCommand, NewOptionsRefuseBadValuesAndWriteNothing) {
+  const std::string geom = generated("two-wire");
+  const std::string strip = generated("strip");
+  const std::string out = fresh_path("never.h5"), png = fresh_path("never.png"),
+                    rlgc = fresh_path("never.rlgc");
+  auto expect = [&](const std::string& args, const std::string& part, int code = 2) {
+    const AppRun r = run_app("solve " + args + " --output " + out);
+    EXPECT_EQ(r.code, code) << args << "\n" << describe(r);
+    EXPECT_TRUE(contains(r.err, part)) << args << "\n" << describe(r);
+    for (const std::string& f : {out, png, rlgc}) EXPECT_FALSE(fs::exists(f)) << args << f;
+  };
+  expect("--input " + geom + " --accuracy 0", "--accuracy: invalid value '0'");
+  expect("--input " + geom + " --accuracy 1.5", "--accuracy: invalid value '1.5'");
+  expect("--input " + geom + " --accuracy abc", "--accuracy: invalid value 'abc'");
+  expect("--input " + geom + " --max-panels 0", "--max-panels: invalid value '0'");
+  expect("--input " + geom + " --panels 2048 --max-panels 1000",
+         "--max-panels 1000 is less than --panels 2048");
+  expect("--input " + geom + " --ground-plane high", "--ground-plane: invalid value 'high'");
+  expect("--input " + geom + " --plot " + fresh_path("p.jpg"), "is not a PNG file name");
+  expect("--input " + geom + " --rlgc " + out, "--rlgc and --output name the same file");
+  expect("--input " + geom + " --rlgc " + geom, "--rlgc '" + geom + "' is an input file");
+  expect("--input " + strip + " --rlgc " + rlgc + " --plot " + png,
+         "--rlgc: one conductor and no ground plane have no capacitance matrix");
+  expect("--input " + geom + " --rlgc " + fresh_path("no/such/folder/x.rlgc"), "does not exist", 3);
+}
+
+TEST(SolveCommand, AccuracyTargetsAndFixedMeshes) {
+  const std::string geom = generated("two-wire");
+  // A fixed mesh: one solve, no estimate, and the report says why.
+  AppRun r = run_app("solve --input " + geom + " --panels 1024 --quiet");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "not estimated (fixed mesh: --panels given; add --accuracy)"))
+      << r.out;
+  // --panel-size as given, not rounded to six decimals.
+  r = run_app("solve --input " + geom + " --panel-size 1e-5 --quiet");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "panel size        1e-05 m")) << r.out;
+  // Default: a target of 1e-6; "met" only with an estimate below it.
+  r = run_app("solve --input " + geom + " --quiet --report json");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["accuracy"]["target"].get<double>(), 1e-6);
+  const json& e = j["accuracy"]["estimate"];
+  EXPECT_EQ(j["accuracy"]["met"].get<bool>(), e.is_number() && e.get<double>() <= 1e-6);
+  // With both, the target stands (refinement starts from the mesh given).
+  r = run_app("solve --input " + geom + " --panels 1024 --accuracy 1e-4 --quiet --report json");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_EQ(json::parse(r.out)["accuracy"]["target"].get<double>(), 1e-4);
+}
+
+TEST(SolveCommand, PlotOfATwoWireLine) {
+  const std::string geom = generated("two-wire");
+  const std::string png = fresh_path("two-wire.png");
+  const AppRun r =
+      run_app("solve --input " + geom + " --panels 1024 --quiet --report json " + "--plot " + png);
+  if (r.code == 2 && contains(r.err, "gnuplot not found")) {
+    GTEST_SKIP() << "gnuplot is not installed: " << r.err;
+  }
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_EQ(json::parse(r.out)["plot"], png);
+  const std::string bytes = testing::read_file(png);
+  ASSERT_GT(bytes.size(), 10000u);
+  EXPECT_EQ(bytes.substr(1, 3), "PNG");
+}
+
+// Needs the solver that fills the line parameters and calls ElectrostaticOptions::progress
+// (issue 19, the lead's branch): enable once merged.
+TEST(SolveCommand, DISABLED_ProgressLinesAndRlgcOfACoupledLine) {
+  const std::string geom = generated("two-wire");
+  const std::string rlgc = fresh_path("tw.rlgc");
+  AppRun r = run_app("solve --input " + geom + " --panels 4096 --rlgc " + rlgc,
+                     "MLFMA2D_PROGRESS_AFTER=0");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  std::size_t lines = 0;
+  for (std::size_t at = r.err.find("\n  "); at != std::string::npos;
+       at = r.err.find("\n  ", at + 1)) {
+    ++lines;
+  }
+  EXPECT_GE(lines, 2u) << r.err;
+  EXPECT_TRUE(contains(testing::read_file(rlgc), "\n1\n")) << testing::read_file(rlgc);
+  r = run_app("solve --input " + geom + " --panels 4096 --quiet");
+  EXPECT_EQ(r.err, "");
+}
+
+// Issue 20: a tiny --panel-size is named as given, not "0.000000 m". The message is the
+// library's (electrostatics/geometry.cpp, std::to_string there): enable once it prints %g.
+TEST(SolveCommand, DISABLED_ATinyPanelSizeIsNamedAsGiven) {
+  const std::string geom = generated("two-wire");
+  const AppRun r = run_app("solve --input " + geom + " --panel-size 1e-10");
+  EXPECT_EQ(r.code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "panel size 1e-10 m")) << describe(r);
 }
 
 }  // namespace

@@ -13,9 +13,11 @@ from ._core import (MAX_LEVELS, MAX_TERMS, BackendUnavailable, CudaError, Error,
                     IoError, RuntimeFailure)
 from ._core import version as _version
 from ._electrostatics import (EPSILON_0, ContourFile, Contours, ElectrostaticSolver,
-                              FieldAtTargets, Panels, Solution, coax_capacitance, contour_shapes,
+                              FieldAtTargets, LineMode, LineParameters, MeshLevel, Panels,
+                              Solution, coax_capacitance, contour_shapes,
                               eccentric_coax_capacitance, generate_contours, read_contours, solve,
-                              strip_sigma, two_wire_capacitance, write_contours, write_solution)
+                              strip_sigma, two_wire_capacitance, write_contours, write_rlgc,
+                              write_solution)
 from ._io import (PointSet, ResultData, format_of, generate_points, point_set_shapes, read_points,
                   read_result, read_targets, write_points, write_result)
 from ._solver import (Solver, backends, direct_sum, error_norms, start_device, terms_for_eps,
@@ -32,8 +34,8 @@ __all__ = [
     "PointSet", "ResultData", "read_points", "read_targets", "write_points", "read_result",
     "write_result", "generate_points", "point_set_shapes", "format_of",
     "solve", "ElectrostaticSolver", "Solution", "Contours", "ContourFile", "Panels",
-    "FieldAtTargets", "generate_contours", "contour_shapes", "read_contours", "write_contours",
-    "write_solution", "coax_capacitance", "eccentric_coax_capacitance", "two_wire_capacitance",
+    "FieldAtTargets", "LineParameters", "LineMode", "MeshLevel", "generate_contours",
+    "contour_shapes", "read_contours", "write_contours", "write_solution", "write_rlgc", "coax_capacitance", "eccentric_coax_capacitance", "two_wire_capacitance",
     "strip_sigma", "EPSILON_0",
     "Error", "InvalidInput", "IoError", "BackendUnavailable", "RuntimeFailure", "CudaError",
     "__version__",

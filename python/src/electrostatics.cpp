@@ -1,11 +1,13 @@
 // mlfma2d._core's electrostatic solve: the library's ElectrostaticSolver, its contours, files,
-// generators and closed forms (include/mlfma2d/electrostatics.hpp). Contours travel as five
-// arrays (x, y, offsets, closed, conductor); the package wraps them (python/mlfma2d/
+// generators and closed forms (include/mlfma2d/electrostatics.hpp). Contours travel as seven
+// arrays (x, y, offsets, closed, conductor, bulge, eps_r); the package wraps them (python/mlfma2d/
 // _electrostatics.py). The GIL is released while the library discretises, builds and solves.
 #include <pybind11/stl.h>
 
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 
 #include "arrays.hpp"
 #include "bindings.hpp"
@@ -16,30 +18,60 @@ namespace mlfma2d_python {
 
 namespace {
 
+// The optional per-vertex bulges and per-contour permittivities: None or empty = none.
+std::vector<double> optional_vector(py::handle v, const char* name) {
+  return v.is_none() ? std::vector<double>{} : to_vector(v, name);
+}
+
 mlfma2d::Contours contours_from(py::handle x, py::handle y, py::handle offsets, py::handle closed,
-                                py::handle conductor) {
+                                py::handle conductor, py::handle bulge, py::handle eps_r) {
   mlfma2d::Contours c;
   c.x = to_vector(x, "x");
   c.y = to_vector(y, "y");
   c.offsets = to_int64(offsets, "offsets");
   c.closed = to_int(closed, "closed", true);
   c.conductor = to_int(conductor, "conductor");
+  c.bulge = optional_vector(bulge, "bulge");
+  c.eps_r = optional_vector(eps_r, "eps_r");
   return c;
 }
 
 py::tuple contours_tuple(const mlfma2d::Contours& c) {
   return py::make_tuple(copy_to_numpy(c.x), copy_to_numpy(c.y), copy_to_numpy(c.offsets),
-                        copy_to_numpy(c.closed), copy_to_numpy(c.conductor));
+                        copy_to_numpy(c.closed), copy_to_numpy(c.conductor), copy_to_numpy(c.bulge),
+                        copy_to_numpy(c.eps_r));
 }
 
-// The row-major (K-1)x(K-1) capacitance as a 2-D array.
+// Row-major rows as a 2-D array (rows x the first row's length).
 py::array_t<double> matrix(const std::vector<std::vector<double>>& rows) {
-  const py::ssize_t n = py::ssize_t(rows.size());
-  py::array_t<double> a({n, n});
+  const py::ssize_t n = py::ssize_t(rows.size()),
+                    m = rows.empty() ? 0 : py::ssize_t(rows[0].size());
+  py::array_t<double> a({n, m});
   auto w = a.mutable_unchecked<2>();
   for (py::ssize_t i = 0; i < n; ++i)
-    for (py::ssize_t j = 0; j < n; ++j) w(i, j) = rows[std::size_t(i)][std::size_t(j)];
+    for (py::ssize_t j = 0; j < m; ++j) w(i, j) = rows[std::size_t(i)].at(std::size_t(j));
   return a;
+}
+
+// The line parameters: matrices as 2-D arrays, the modes as dicts (voltage an array).
+py::dict line_dict(const mlfma2d::LineParameters& l) {
+  py::dict d;
+  d["capacitance_vacuum"] = matrix(l.capacitance_vacuum);
+  d["inductance"] = matrix(l.inductance);
+  d["capacitance_mutual"] = matrix(l.capacitance_mutual);
+  d["capacitance_to_ground"] = copy_to_numpy(l.capacitance_to_ground);
+  d["z0"] = l.z0;
+  d["eps_eff"] = l.eps_eff;
+  d["velocity"] = l.velocity;
+  py::list modes;
+  for (const mlfma2d::LineMode& m : l.modes) {
+    py::dict mode = to_dict(m);
+    mode["voltage"] = copy_to_numpy(m.voltage);
+    modes.append(mode);
+  }
+  d["modes"] = modes;
+  d["symmetric_pair"] = l.symmetric_pair;
+  return d;
 }
 
 py::dict panels_dict(const mlfma2d::Panels& p) {
@@ -53,6 +85,8 @@ py::dict panels_dict(const mlfma2d::Panels& p) {
   d["length"] = copy_to_numpy(p.length);
   d["contour"] = copy_to_numpy(p.contour);
   d["conductor"] = copy_to_numpy(p.conductor);
+  d["eps_left"] = copy_to_numpy(p.eps_left);
+  d["eps_right"] = copy_to_numpy(p.eps_right);
   return d;
 }
 
@@ -63,22 +97,58 @@ struct PySolution {
 
 py::tuple field_tuple(mlfma2d::FieldAtTargets&& f) {
   return py::make_tuple(to_numpy(std::move(f.potential)), to_numpy(std::move(f.field_x)),
-                        to_numpy(std::move(f.field_y)));
+                        to_numpy(std::move(f.field_y)), f.undefined_field);
 }
+
+/// A Python progress callable, called from the solve (which runs without the GIL) with the GIL
+/// taken; its first exception stops the calls and is raised when the solve returns.
+struct Progress {
+  py::object callback;
+  std::optional<py::error_already_set> error;
+  void call(const std::string& line) {
+    py::gil_scoped_acquire gil;
+    if (error) return;
+    try {
+      callback(line);
+    } catch (py::error_already_set& e) {
+      error.emplace(std::move(e));
+    }
+  }
+  ~Progress() {
+    py::gil_scoped_acquire gil;  // Python objects are released with the GIL held
+    error.reset();
+    callback = py::object();
+  }
+};
 
 /// The library's ElectrostaticSolver; one call into it at a time (it keeps work buffers).
 class PyElectrostaticSolver {
  public:
   PyElectrostaticSolver(const mlfma2d::Contours& contours, const py::dict& options,
-                        const py::dict& fmm) {
+                        const py::dict& fmm, const py::object& progress) {
     mlfma2d::ElectrostaticOptions o = from_dict(options, mlfma2d::ElectrostaticOptions{});
     o.fmm = from_dict(fmm, mlfma2d::ElectrostaticOptions::default_fmm());
+    if (!progress.is_none()) {
+      if (!PyCallable_Check(progress.ptr())) {
+        throw py::type_error("progress must be a callable taking one str, got " +
+                             std::string(py::repr(progress)));
+      }
+      progress_ = std::make_shared<Progress>();
+      progress_->callback = progress;
+      o.progress = [p = progress_](const std::string& line) { p->call(line); };
+    }
     py::gil_scoped_release nogil;
     solver_ = std::make_unique<mlfma2d::ElectrostaticSolver>(contours, o);
   }
 
   PySolution solve() {
-    return without_gil(mutex_, [&] { return PySolution{solver_->solve()}; });
+    PySolution s = without_gil(mutex_, [&] { return PySolution{solver_->solve()}; });
+    if (progress_ && progress_->error) {  // the callback raised: that is the solve's exception
+      py::error_already_set e = std::move(*progress_->error);
+      progress_->error.reset();
+      throw e;
+    }
+    return s;
   }
 
   py::tuple field(const PySolution& solution, py::handle tx, py::handle ty) {
@@ -105,6 +175,7 @@ class PyElectrostaticSolver {
   }
 
  private:
+  std::shared_ptr<Progress> progress_;
   std::unique_ptr<mlfma2d::ElectrostaticSolver> solver_;
   std::mutex mutex_;
 };
@@ -137,16 +208,32 @@ void bind_electrostatics(py::module_& m) {
       .def_property_readonly("fmm_stats", [](const S& s) { return to_dict(s.s.fmm_stats); })
       .def_property_readonly("fmm_backend", [](const S& s) { return s.s.fmm_backend; })
       .def_property_readonly("fmm_eps", [](const S& s) { return s.s.fmm_eps; })
-      .def_property_readonly("preconditioner", [](const S& s) { return s.s.preconditioner; });
+      .def_property_readonly("preconditioner", [](const S& s) { return s.s.preconditioner; })
+      .def_property_readonly("sigma_total",
+                             [](const S& s) { return copy_to_numpy(s.s.sigma_total); })
+      .def_property_readonly("ground_plane", [](const S& s) { return s.s.ground_plane; })
+      .def_property_readonly("ground_plane_y", [](const S& s) { return s.s.ground_plane_y; })
+      .def_property_readonly("line", [](const S& s) { return line_dict(s.s.line); })
+      .def_property_readonly("accuracy_estimate", [](const S& s) { return s.s.accuracy_estimate; })
+      .def_property_readonly("accuracy_target", [](const S& s) { return s.s.accuracy_target; })
+      .def_property_readonly("accuracy_met", [](const S& s) { return s.s.accuracy_met; })
+      .def_property_readonly("meshes", [](const S& s) {
+        py::list l;
+        for (const mlfma2d::MeshLevel& m : s.s.meshes) l.append(to_dict(m));
+        return l;
+      });
 
   py::class_<PyElectrostaticSolver>(m, "ElectrostaticSolver")
       .def(py::init([](py::handle x, py::handle y, py::handle offsets, py::handle closed,
-                       py::handle conductor, const py::dict& options, const py::dict& fmm) {
+                       py::handle conductor, py::handle bulge, py::handle eps_r,
+                       const py::dict& options, const py::dict& fmm, const py::object& progress) {
              return std::make_unique<PyElectrostaticSolver>(
-                 contours_from(x, y, offsets, closed, conductor), options, fmm);
+                 contours_from(x, y, offsets, closed, conductor, bulge, eps_r), options, fmm,
+                 progress);
            }),
            py::arg("x"), py::arg("y"), py::arg("offsets"), py::arg("closed"), py::arg("conductor"),
-           py::arg("options"), py::arg("fmm"))
+           py::arg("bulge"), py::arg("eps_r"), py::arg("options"), py::arg("fmm"),
+           py::arg("progress") = py::none())
       .def("solve", &PyElectrostaticSolver::solve)
       .def("field", &PyElectrostaticSolver::field, py::arg("solution"), py::arg("tx"),
            py::arg("ty"))
@@ -163,32 +250,48 @@ void bind_electrostatics(py::module_& m) {
     return d;
   });
   m.def("default_contour_shape", [] { return to_dict(mlfma2d::ContourShape{}); });
-  m.def("validate_contours", [](py::handle x, py::handle y, py::handle offsets, py::handle closed,
-                                py::handle conductor) {
-    mlfma2d::validate(contours_from(x, y, offsets, closed, conductor));
-  });
+  m.def(
+      "validate_contours",
+      [](py::handle x, py::handle y, py::handle offsets, py::handle closed, py::handle conductor,
+         py::handle bulge, py::handle eps_r, py::handle ground_plane_y) {
+        const double y0 =
+            ground_plane_y.is_none()
+                ? std::nan("")
+                : py::float_(py::reinterpret_borrow<py::object>(ground_plane_y)).cast<double>();
+        mlfma2d::validate(contours_from(x, y, offsets, closed, conductor, bulge, eps_r), y0);
+      },
+      py::arg("x"), py::arg("y"), py::arg("offsets"), py::arg("closed"), py::arg("conductor"),
+      py::arg("bulge") = py::none(), py::arg("eps_r") = py::none(),
+      py::arg("ground_plane_y") = py::none());
   m.def("contour_shapes", &mlfma2d::contour_shapes);
   m.def("generate_contours", [](const std::string& shape, const py::dict& parameters) {
     const mlfma2d::ContourShape p = from_dict(parameters, mlfma2d::ContourShape{}, "parameter");
     return contours_tuple(mlfma2d::generate_contours(shape, p));
   });
-  // (contours tuple, potentials or None, eps_r or None)
+  // (contours tuple, potentials or None, eps_r or None, ground_plane_y or None)
   m.def("read_contours", [](const std::string& path) {
     mlfma2d::ContourFile f = without_gil([&] { return mlfma2d::read_contours(path); });
     return py::make_tuple(
         contours_tuple(f.contours),
         f.potentials.empty() ? py::object(py::none()) : py::object(copy_to_numpy(f.potentials)),
-        f.has_eps_r ? py::object(py::float_(f.eps_r)) : py::object(py::none()));
+        f.has_eps_r ? py::object(py::float_(f.eps_r)) : py::object(py::none()),
+        f.ground_plane ? py::object(py::float_(f.ground_plane_y)) : py::object(py::none()));
   });
   m.def("write_contours",
         [](const std::string& path, py::handle x, py::handle y, py::handle offsets,
-           py::handle closed, py::handle conductor, py::handle potentials, py::handle eps_r) {
+           py::handle closed, py::handle conductor, py::handle bulge, py::handle region_eps_r,
+           py::handle potentials, py::handle eps_r, py::handle ground_plane_y) {
           mlfma2d::ContourFile f;
-          f.contours = contours_from(x, y, offsets, closed, conductor);
+          f.contours = contours_from(x, y, offsets, closed, conductor, bulge, region_eps_r);
           if (!potentials.is_none()) f.potentials = to_vector(potentials, "potentials");
           if (!eps_r.is_none()) {
             f.eps_r = py::float_(py::reinterpret_borrow<py::object>(eps_r)).cast<double>();
             f.has_eps_r = true;
+          }
+          if (!ground_plane_y.is_none()) {
+            f.ground_plane = true;
+            f.ground_plane_y =
+                py::float_(py::reinterpret_borrow<py::object>(ground_plane_y)).cast<double>();
           }
           without_gil([&] { mlfma2d::write_contours(path, f); });
         });
@@ -198,17 +301,23 @@ void bind_electrostatics(py::module_& m) {
     const bool with_targets = to_vector_pair(targets, "targets", &tx, &ty);
     mlfma2d::FieldAtTargets f;
     if (with_targets) {
-      if (!PySequence_Check(field.ptr()) || PySequence_Size(field.ptr()) != 3) {
+      const Py_ssize_t n = PySequence_Check(field.ptr()) ? PySequence_Size(field.ptr()) : -1;
+      if (n != 3 && n != 4) {
         PyErr_Clear();
-        throw mlfma2d::InvalidInput("field must be (potential, ex, ey) for the targets");
+        throw mlfma2d::InvalidInput(
+            "field must be (potential, ex, ey[, undefined_field]) for the targets");
       }
       const auto items = py::reinterpret_borrow<py::sequence>(field);
       f.potential = to_vector(items[0], "field[0]");
       f.field_x = to_vector(items[1], "field[1]");
       f.field_y = to_vector(items[2], "field[2]");
+      if (n == 4) f.undefined_field = items[3].cast<std::size_t>();
     }
     without_gil(
         [&] { mlfma2d::write_solution(path, solution.s, tx, ty, with_targets ? &f : nullptr); });
+  });
+  m.def("write_rlgc", [](const std::string& path, const PySolution& solution) {
+    without_gil([&] { mlfma2d::write_rlgc(path, solution.s); });
   });
   m.def("coax_capacitance", &mlfma2d::coax_capacitance, py::arg("a"), py::arg("b"),
         py::arg("eps_r") = 1.0);

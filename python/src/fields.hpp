@@ -3,8 +3,8 @@
 // struct into a Python dict (Solver.stats, .timings, .options, backends()); options_from_dict()
 // fills Options (and the solve's settings) from the keyword arguments. A new field of Options,
 // TreeStats, Timings, AutoChoice, CapacityCandidate, BackendInfo, ElectrostaticOptions,
-// ElectrostaticTimings, SolveStats or ContourShape is one line here (python/tests/test_api.py and
-// test_solve.py read the headers and fail when a field is missing).
+// ElectrostaticTimings, SolveStats, MeshLevel, LineMode or ContourShape is one line here
+// (python/tests/test_api.py and test_solve.py read the headers and fail when a field is missing).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -128,10 +128,14 @@ void visit_fields(mlfma2d::BackendInfo& b, F&& f) {
 template <class F>
 void visit_fields(mlfma2d::ElectrostaticOptions& o, F&& f) {
   f("eps_r", o.eps_r);
+  f("ground_plane", o.ground_plane);
+  f("ground_plane_y", o.ground_plane_y);
   f("potentials", o.potentials);
   f("reference", o.reference);
   f("total_charge", o.total_charge);
   f("capacitance", o.capacitance);
+  f("accuracy", o.accuracy);
+  f("max_panels", o.max_panels);
   f("panels", o.panels);
   f("panel_size", o.panel_size);
   f("grading", o.grading);
@@ -169,6 +173,22 @@ void visit_fields(mlfma2d::SolveStats& s, F&& f) {
 }
 
 template <class F>
+void visit_fields(mlfma2d::MeshLevel& m, F&& f) {
+  f("panels", m.panels);
+  f("change", m.change);
+  f("seconds", m.seconds);
+  f("iterations", m.iterations);
+}
+
+template <class F>
+void visit_fields(mlfma2d::LineMode& m, F&& f) {
+  f("velocity", m.velocity);
+  f("eps_eff", m.eps_eff);
+  f("impedance", m.impedance);
+  f("voltage", m.voltage);
+}
+
+template <class F>
 void visit_fields(mlfma2d::ContourShape& p, F&& f) {
   f("a", p.a);
   f("b", p.b);
@@ -177,6 +197,9 @@ void visit_fields(mlfma2d::ContourShape& p, F&& f) {
   f("w", p.w);
   f("h", p.h);
   f("s", p.s);
+  f("t", p.t);
+  f("r1", p.r1);
+  f("eps_r", p.eps_r);
   f("ground", p.ground);
   f("vertices", p.vertices);
 }
