@@ -21,6 +21,14 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
+# pip builds a wheel through setuptools' bdist_wheel, which needs the wheel package: without it
+# setuptools only says "invalid command 'bdist_wheel'".
+try:
+    import wheel  # noqa: F401
+except ImportError:
+    sys.exit(f"setup.py: {sys.executable} has no `wheel` module: install Debian's python3-wheel and "
+             "make the venv with --system-site-packages (it then sees Debian's wheel and NumPy)")
+
 SOURCE = pathlib.Path(__file__).resolve().parent
 # Not setuptools' default build/: that is the CMake route's build tree (scripts/setup).
 BUILD_BASE = "build-pip"
