@@ -26,8 +26,8 @@ from setuptools.command.build_ext import build_ext
 try:
     import wheel  # noqa: F401
 except ImportError:
-    sys.exit(f"setup.py: {sys.executable} has no `wheel` module: install Debian's python3-wheel and "
-             "make the venv with --system-site-packages (it then sees Debian's wheel and NumPy)")
+    sys.exit(f"setup.py: {sys.executable} has no `wheel` module: install Debian's python3-wheel "
+             "and make the venv with --system-site-packages (it sees Debian's wheel and NumPy)")
 
 SOURCE = pathlib.Path(__file__).resolve().parent
 # Not setuptools' default build/: that is the CMake route's build tree (scripts/setup).
@@ -59,7 +59,8 @@ class CMakeBuild(build_ext):
         ]
         user_args = shlex.split(os.environ.get("CMAKE_ARGS", ""))
         if shutil.which("ccache") and not any("COMPILER_LAUNCHER" in a for a in user_args):
-            args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"]
+            args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
+                     "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"]
         subprocess.run([cmake, *args, *user_args], check=True)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
         subprocess.run([cmake, "--build", str(build_dir), "--target", "mlfma2d_python",
