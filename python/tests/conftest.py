@@ -2,6 +2,7 @@
 PYTHONPATH (python/CMakeLists.txt); by hand:
     PYTHONPATH=build/python /usr/bin/python3 -m pytest -q python/tests
 """
+import os
 import pathlib
 import re
 import threading
@@ -12,6 +13,12 @@ import numpy as np
 import mlfma2d
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+
+# Set by pip_install.py, which runs these tests against the package pip installed: a run that
+# imported another mlfma2d (the build tree's, the source's) would test the wrong thing.
+if os.environ.get("MLFMA2D_EXPECT_PACKAGE"):
+    assert pathlib.Path(mlfma2d.__file__).parent == pathlib.Path(
+        os.environ["MLFMA2D_EXPECT_PACKAGE"]), f"mlfma2d imported from {mlfma2d.__file__}"
 
 
 def points(shape, n, seed=1, mixed=False):
