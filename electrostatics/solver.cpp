@@ -560,7 +560,6 @@ ElectrostaticSolution ElectrostaticSolver::Impl::solve_mesh() {
     s.offset = m.bordered ? x[N] : 0.0;  // Q = 0: c = c'
   }
   s.residual = m.residual(b, x);
-  for (const SolveStats& st : s.solves) s.iterations += st.iterations;
   s.panels = panels;
   s.sigma_total.resize(N);
   for (std::size_t j = 0; j < N; ++j) s.sigma_total[j] = kTwoPi * kEpsilon0 * x[j] / scale;
@@ -579,6 +578,7 @@ ElectrostaticSolution ElectrostaticSolver::Impl::solve_mesh() {
     }
     s.line = es::line_parameters(s.capacitance, c0);
   }
+  for (const SolveStats& st : s.solves) s.iterations += st.iterations;
   ElectrostaticTimings& t = timings;
   t.solve = now_seconds() - t_solve;
   if (m.op) {

@@ -385,9 +385,9 @@ TEST(Conductors, CoaxFieldAndPotentialAtTargets) {
   const FieldAtTargets end = solver.evaluate(s, {panels.x0[5], tx[0]}, {panels.y0[5], ty[0]});
   EXPECT_EQ(end.undefined_field, 1u);
   EXPECT_TRUE(std::isnan(end.field_x[0]) && std::isnan(end.field_y[0]));
-  EXPECT_NEAR(end.potential[0], 0.0, 1e-6);  // on the shield
-  EXPECT_EQ(end.potential[1], f.potential[0]);
-  EXPECT_EQ(end.field_x[1], f.field_x[0]);
+  EXPECT_NEAR(end.potential[0], 0.0, 2e-6);  // on the shield, to the collocation's accuracy
+  EXPECT_NEAR(end.potential[1], f.potential[0], 1e-12 * std::abs(f.potential[0]));
+  EXPECT_NEAR(end.field_x[1], f.field_x[0], 1e-9 * std::abs(f.field_x[0]));
 }
 
 TEST(Conductors, PotentialAtPanelsIsTheOperatorTheSolveInverts) {

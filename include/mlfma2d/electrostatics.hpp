@@ -7,7 +7,7 @@
 ///
 /// Convention (SI units: metres, volts, C/m^2, C/m, F/m, H/m, ohm). The unknown is the total
 /// surface charge sigma_t (free + polarisation) on every conductor panel and every dielectric
-/// interface panel, all in vacuum (docs/math.md, "dielectrics"):
+/// interface panel, all in vacuum (docs/solve.md, "Formulation"):
 ///     phi(x) = -1/(2 pi eps0) * integral sigma_t(y) G(x, y) ds(y) + c,
 /// G = log|x - y| (minus log|x - y*|, y* the mirror image of y, over a ground plane).
 /// phi = V_k on conductor k; on an interface between eps- and eps+ (normal from - to +)
@@ -116,10 +116,11 @@ struct ElectrostaticOptions {
   /// at every GMRES iteration: a caller throttles it; empty = silent.
   std::function<void(const std::string&)> progress;
 
-  std::size_t panels = 0;    ///< total panel count (>= 4 per contour segment); 0 = from
+  std::size_t panels = 0;    ///< total panel count (>= 1 per contour segment); 0 = from
                              ///< panel_size, or the default: 4096 shared by length, at least
-                             ///< 4 per segment (8 with a graded end) and panels no longer than
-                             ///< half the gap to the nearest other contour
+                             ///< 8 on a segment with a graded end (open end, corner, junction)
+                             ///< and panels no longer than half the gap to the nearest other
+                             ///< contour
   double panel_size = 0;     ///< largest panel length (m), instead of `panels`; 0 = unused
   double grading = 3;        ///< exponent q of the panel grading toward open ends and corners,
                              ///< >= 1 (1 = uniform); see docs/solve.md
@@ -398,10 +399,12 @@ struct ContourFile {
 ContourFile read_contours(const std::string& path);
 /// Writes a contour file (atomically: temporary file + rename).
 void write_contours(const std::string& path, const ContourFile& file);
-/// Writes /capacitance ((K-1)x(K-1), F/m), /charge (C/m), /conductors/potential (V),
-/// /panels/x, /panels/y, /panels/length, /panels/conductor, /panels/sigma (C/m^2), and with
-/// `field` /targets/x, /targets/y, /targets/potential, /targets/field_x, /targets/field_y;
-/// root attributes for the settings and figures. Atomic (temporary file + rename).
+/// Writes the solution (docs/solve.md, "Files"): the Maxwell /capacitance of the signal
+/// conductors (F/m), C0, L, the mutual form and the modes, /conductors/{potential,charge,kind},
+/// the panels (ends, centres, lengths, contour, conductor, both sides' eps_r, sigma, sigma_total),
+/// the meshes and solves, and with `field` /targets/x, /targets/y, /targets/potential,
+/// /targets/field_x, /targets/field_y; every dataset with a description and units; root
+/// attributes for the settings, the accuracy and the figures. Atomic (temporary file + rename).
 void write_solution(const std::string& path, const ElectrostaticSolution& solution,
                     const std::vector<double>& tx = {}, const std::vector<double>& ty = {},
                     const FieldAtTargets* field = nullptr);
