@@ -517,6 +517,7 @@ ElectrostaticSolution ElectrostaticSolver::Impl::solve_mesh() {
   s.reference = o.ground_plane ? -1 : o.reference;
   s.fmm_eps = m.op ? fmm_eps : 0;
   s.preconditioner = m.op ? m.preconditioner : "none";
+  s.tol = o.tol;
   if (m.op) {
     s.fmm_stats = m.op->stats();
     s.fmm_backend = m.op->auto_choice().backend;

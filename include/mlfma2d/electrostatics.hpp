@@ -254,6 +254,7 @@ struct ElectrostaticSolution {
   std::string fmm_backend;     ///< the near-field back end used (auto resolved)
   double fmm_eps = 0;          ///< the FMM accuracy used
   std::string preconditioner;  ///< the one used ("auto" resolved)
+  double tol = 0;              ///< the GMRES tolerance used (tightened below an accuracy target)
 };
 
 /// \brief Potential and field at points, from a solution.
