@@ -188,7 +188,7 @@ Region make_region(std::vector<Curve> curves, double eps) {
   r.eps = eps;
   double area = 0;
   for (const Curve& c : curves) {
-    area += 0.5 * (c.ax * c.by - c.bx * c.ay);  // the chord
+    area += 0.5 * (c.ax * c.by - c.bx * c.ay);                             // the chord
     if (c.arc()) area += 0.5 * c.r * c.r * (c.sweep - std::sin(c.sweep));  // and the cap
     double x0, x1, y0, y1;
     c.box(&x0, &x1, &y0, &y1);
@@ -303,7 +303,8 @@ void cut_segments(const Contours& c, const std::vector<std::vector<Curve>>& curv
             continue;
           if (c.conductor[k] != kDielectric && c.conductor[v->contour] != kDielectric) continue;
           if (s.distance(v->x, v->y) > kTouch) continue;
-          const double t = ((v->x - s.ax) * (s.bx - s.ax) + (v->y - s.ay) * (s.by - s.ay)) / (l * l);
+          const double t =
+              ((v->x - s.ax) * (s.bx - s.ax) + (v->y - s.ay) * (s.by - s.ay)) / (l * l);
           if (t * l > kTouch && (1 - t) * l > kTouch) cuts.push_back(t);
         }
       }
@@ -342,7 +343,8 @@ std::vector<double> gaps(const std::vector<Piece>& pieces) {
   constexpr double kLong = 0.05;
   std::vector<std::size_t> order, longs;
   for (std::size_t e = 0; e < n; ++e) (pieces[e].c.length() > kLong ? longs : order).push_back(e);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return x0[a] < x0[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return x0[a] < x0[b]; });
   auto distance = [&](const Curve& a, const Curve& b) {
     double d = 1e300;
     for (double t : {0.0, 0.25, 0.5, 0.75, 1.0}) {
@@ -442,8 +444,8 @@ PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level,
     if (c.conductor[p.contour] == kDielectric) {
       bool drop = lies_on(conductor_pieces, mx, my);
       if (!drop && ps.mirror) {
-        drop = std::abs(p.c.ay - ps.mirror_y) <= kTouch && std::abs(p.c.by - ps.mirror_y) <= kTouch &&
-               std::abs(my - ps.mirror_y) <= kTouch;
+        drop = std::abs(p.c.ay - ps.mirror_y) <= kTouch &&
+               std::abs(p.c.by - ps.mirror_y) <= kTouch && std::abs(my - ps.mirror_y) <= kTouch;
       }
       if (!drop) {
         std::vector<const Piece*> others;
@@ -496,7 +498,8 @@ PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level,
   } else if (o.panels > 0) {
     if (o.panels < m) {
       throw InvalidInput("panels = " + std::to_string(o.panels) + " is less than the " +
-                         std::to_string(m) + " contour segments (each piece of a segment needs at least one panel)");
+                         std::to_string(m) +
+                         " contour segments (each piece of a segment needs at least one panel)");
     }
     if (o.panels > kMaxPanels) {
       throw InvalidInput("panels = " + std::to_string(o.panels) + " is more than the " +
@@ -510,7 +513,8 @@ PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level,
     for (std::size_t e = 0; e < m; ++e) {
       const bool graded = pieces[e].graded_start || pieces[e].graded_end;
       double n = graded ? 8.0 : 1.0;
-      if (gap[e] < 1e300) n = std::max(n, std::min(kMaxGapPanels, std::ceil(2 * length[e] / gap[e])));
+      if (gap[e] < 1e300)
+        n = std::max(n, std::min(kMaxGapPanels, std::ceil(2 * length[e] / gap[e])));
       minimum[e] = static_cast<std::size_t>(n);
       sum += minimum[e];
     }

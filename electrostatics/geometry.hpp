@@ -50,25 +50,25 @@ struct Curve {
 struct PanelSet {
   Frame frame;
   std::vector<Segment> seg;
-  std::vector<double> xm, ym;  ///< centres (collocation points)
-  std::vector<double> h;       ///< lengths
-  std::vector<double> nx, ny;  ///< unit normal, to the left of the direction of travel
+  std::vector<double> xm, ym;           ///< centres (collocation points)
+  std::vector<double> h;                ///< lengths
+  std::vector<double> nx, ny;           ///< unit normal, to the left of the direction of travel
   std::vector<int> contour, conductor;  ///< conductor: kDielectric for interface panels
   /// Relative permittivity on the left (the normal's side) and on the right of each panel.
   std::vector<double> eps_left, eps_right;
   std::vector<std::size_t> contour_start;  ///< panels of contour k: [contour_start[k], [k+1])
   std::vector<bool> closed;  ///< per contour: its panels form a loop (no piece dropped)
   int conductors = 0;
-  bool graded = false;       ///< some segment has a graded end (an open end or a corner)
-  double perimeter = 0;      ///< sum of h
-  bool interfaces = false;   ///< some panel is a dielectric interface
-  bool two_sided = false;    ///< some conductor panel has different eps on its two sides
+  bool graded = false;      ///< some segment has a graded end (an open end or a corner)
+  double perimeter = 0;     ///< sum of h
+  bool interfaces = false;  ///< some panel is a dielectric interface
+  bool two_sided = false;   ///< some conductor panel has different eps on its two sides
   /// Circle of each panel on an arc (index into circles: centre x, y, radius), else -1.
   std::vector<int> circle;
   std::vector<std::array<double, 3>> circles;
-  bool mirror = false;       ///< a ground plane: every panel has a negated image
-  double mirror_y = 0;       ///< the plane, normalised
-  double background = 1;     ///< eps_r outside every region
+  bool mirror = false;    ///< a ground plane: every panel has a negated image
+  double mirror_y = 0;    ///< the plane, normalised
+  double background = 1;  ///< eps_r outside every region
   std::size_t size() const { return h.size(); }
   bool is_interface(std::size_t j) const { return conductor[j] == kDielectric; }
 };

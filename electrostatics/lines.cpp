@@ -47,9 +47,8 @@ LineParameters line_parameters(const std::vector<std::vector<double>>& c,
   }
   Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eig(cm, c0m);
   if (eig.info() != Eigen::Success) return p;  // C or C0 not positive definite: no modes
-  p.symmetric_pair =
-      n == 2 && std::abs(c[0][0] - c[1][1]) <= 1e-6 * std::max(c[0][0], c[1][1]) &&
-      std::abs(c0[0][0] - c0[1][1]) <= 1e-6 * std::max(c0[0][0], c0[1][1]);
+  p.symmetric_pair = n == 2 && std::abs(c[0][0] - c[1][1]) <= 1e-6 * std::max(c[0][0], c[1][1]) &&
+                     std::abs(c0[0][0] - c0[1][1]) <= 1e-6 * std::max(c0[0][0], c0[1][1]);
   for (std::size_t m = n; m-- > 0;) {  // eigenvalues ascending: slowest (largest) first
     LineMode mode;
     mode.eps_eff = eig.eigenvalues()[m];

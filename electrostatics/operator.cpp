@@ -133,8 +133,7 @@ double system_entry(const PanelSet& ps, std::size_t i, std::size_t j, const Spar
     const auto it = std::lower_bound(b, e, static_cast<std::uint32_t>(j));
     if (it != e && *it == j) g += arc->val[static_cast<std::size_t>(it - arc->col.begin())];
   }
-  const double lambda =
-      (ps.eps_left[i] - ps.eps_right[i]) / (ps.eps_left[i] + ps.eps_right[i]);
+  const double lambda = (ps.eps_left[i] - ps.eps_right[i]) / (ps.eps_left[i] + ps.eps_right[i]);
   return (i == j ? kPi : 0.0) + lambda * g;
 }
 
@@ -236,8 +235,7 @@ void SingleLayer::apply(const double* u, double* phi, double* gx, double* gy) {
   ++products;
 }
 
-void dense_system(const PanelSet& ps, const SparseRows& arc, std::vector<double>* a,
-                  int threads) {
+void dense_system(const PanelSet& ps, const SparseRows& arc, std::vector<double>* a, int threads) {
   const std::size_t n = ps.size();
   a->resize(n * n);
 #pragma omp parallel for schedule(static) num_threads(threads)

@@ -212,8 +212,8 @@ struct Mesh {
     }
     Options fmm = o.fmm;
     fmm.eps = fmm_eps;
-    op = std::make_unique<es::SingleLayer>(ps, ps.xm, ps.ym, fmm, o.quadrature_nodes,
-                                           o.near_radius, field);
+    op = std::make_unique<es::SingleLayer>(ps, ps.xm, ps.ym, fmm, o.quadrature_nodes, o.near_radius,
+                                           field);
     setup.fmm_setup = op->seconds_setup_fmm;
     setup.near = op->seconds_setup_near;
     phi.resize(n());
@@ -251,7 +251,8 @@ struct Mesh {
   // Adds the arcs' correction to n . grad (S u) in g (n entries).
   void add_arc(const double* u, double* g) const {
     for (std::size_t i = 0; i < n(); ++i) {
-      for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e) g[i] += arc.val[e] * u[arc.col[e]];
+      for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e)
+        g[i] += arc.val[e] * u[arc.col[e]];
     }
   }
 
@@ -259,7 +260,8 @@ struct Mesh {
   void system(const double* x, double* y) {
     const std::size_t N = n();
     if (dense) {
-      Eigen::Map<Eigen::VectorXd>(y, size()) = *dense_a * Eigen::Map<const Eigen::VectorXd>(x, size());
+      Eigen::Map<Eigen::VectorXd>(y, size()) =
+          *dense_a * Eigen::Map<const Eigen::VectorXd>(x, size());
       return;
     }
     const bool field = ps.interfaces;
@@ -272,7 +274,8 @@ struct Mesh {
       if (ps.is_interface(i)) {
         const double el = ps.eps_left[i], er = ps.eps_right[i];
         double g = ps.nx[i] * gx[i] + ps.ny[i] * gy[i];
-        for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e) g += arc.val[e] * x[arc.col[e]];
+        for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e)
+          g += arc.val[e] * x[arc.col[e]];
         y[i] = kPi * x[i] + (el - er) / (el + er) * g;
       } else {
         y[i] = -phi[i] + c;
@@ -435,9 +438,8 @@ struct ElectrostaticSolver::Impl {
   }
 
   std::string label(const char* what, std::size_t rhs, std::size_t count) const {
-    return std::string(what) + " mesh " + std::to_string(level) + " (" +
-           std::to_string(mesh->n()) + " panels), right-hand side " + std::to_string(rhs + 1) +
-           "/" + std::to_string(count);
+    return std::string(what) + " mesh " + std::to_string(level) + " (" + std::to_string(mesh->n()) +
+           " panels), right-hand side " + std::to_string(rhs + 1) + "/" + std::to_string(count);
   }
 
   // The Maxwell matrix of the signal conductors on mesh m: one unit-potential solve each.
@@ -629,7 +631,8 @@ ElectrostaticSolution ElectrostaticSolver::solve() {
     // The mesh limit reached: the last change is what is known.
     if (std::isnan(s.accuracy_estimate) && !changes.empty()) {
       s.accuracy_estimate = changes.back();
-      if (changes.size() >= 2) s.accuracy_estimate = std::max(changes.back(), changes[changes.size() - 2]);
+      if (changes.size() >= 2)
+        s.accuracy_estimate = std::max(changes.back(), changes[changes.size() - 2]);
     }
     s.accuracy_met = s.accuracy_estimate <= m.opt.accuracy;
   }

@@ -23,8 +23,8 @@ bool quick() {
   return v && std::string(v) != "0";
 }
 std::vector<double> targets(std::vector<double> all) {
-  if (quick()) all.erase(std::remove_if(all.begin(), all.end(), [](double a) { return a < 1e-6; }),
-                         all.end());
+  if (quick())
+    all.erase(std::remove_if(all.begin(), all.end(), [](double a) { return a < 1e-6; }), all.end());
   return all;
 }
 
@@ -67,7 +67,8 @@ TEST(ExactLines, CoaxWithADielectricSleeveAtThreeAccuracies) {
   p.a = 1e-3, p.r1 = 1.6e-3, p.b = 3e-3, p.eps_r = 4.4;
   const Contours c = generate_contours("coax-sleeve", p);
   const double exact = coax_sleeve_capacitance(p.a, p.r1, p.b, p.eps_r, 1);
-  for (double a : targets({1e-5, 1e-7, 1e-8})) expect_accurate(c, cpu(), a, exact, "sleeve " + std::to_string(a));
+  for (double a : targets({1e-5, 1e-7, 1e-8}))
+    expect_accurate(c, cpu(), a, exact, "sleeve " + std::to_string(a));
 }
 
 TEST(ExactLines, WireOverAGroundPlaneAtThreeAccuracies) {
@@ -78,7 +79,8 @@ TEST(ExactLines, WireOverAGroundPlaneAtThreeAccuracies) {
   o.ground_plane_y = 0.2e-3;
   o.eps_r = 2.1;
   const double exact = wire_over_ground_capacitance(1e-3, 2.3e-3, 2.1);
-  for (double a : targets({1e-6, 1e-7, 1e-8})) expect_accurate(c, o, a, exact, "wire " + std::to_string(a));
+  for (double a : targets({1e-6, 1e-7, 1e-8}))
+    expect_accurate(c, o, a, exact, "wire " + std::to_string(a));
 }
 
 TEST(ExactLines, CircularCoaxAndTwoWireLineInOneMedium) {
@@ -137,8 +139,7 @@ TEST(Microstrip, AgreesWithHammerstadJensen) {
     // Z0 = sqrt(L / C), v = c / sqrt(eps_eff), L = mu0 eps0 / C0.
     EXPECT_LT(rel(s.line.z0, std::sqrt(s.line.inductance[0][0] / s.capacitance[0][0])), 1e-12);
     EXPECT_LT(rel(s.line.velocity, kLight / std::sqrt(s.line.eps_eff)), 1e-12);
-    EXPECT_LT(rel(s.line.inductance[0][0] * s.line.capacitance_vacuum[0][0],
-                  1 / (kLight * kLight)),
+    EXPECT_LT(rel(s.line.inductance[0][0] * s.line.capacitance_vacuum[0][0], 1 / (kLight * kLight)),
               1e-12);
   }
 }
@@ -250,8 +251,7 @@ TEST(Stagnation, ANarrowGapIsNamed) {
     ElectrostaticSolver(c, o).solve();
     FAIL() << "expected the solve to stagnate";
   } catch (const RuntimeFailure& e) {
-    EXPECT_NE(std::string(e.what()).find("contours 0 and 1 come within 1e-09 m"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("contours 0 and 1 come within 1e-09 m"), std::string::npos)
         << e.what();
   }
 }

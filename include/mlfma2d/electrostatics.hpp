@@ -77,8 +77,8 @@ struct Contours {
   void add(const std::vector<double>& cx, const std::vector<double>& cy, bool is_closed,
            int conductor_index, const std::vector<double>& arc_bulge = {});
   /// Appends the closed boundary of a dielectric region of relative permittivity `region_eps_r`.
-  void add_region(const std::vector<double>& cx, const std::vector<double>& cy,
-                  double region_eps_r, const std::vector<double>& arc_bulge = {});
+  void add_region(const std::vector<double>& cx, const std::vector<double>& cy, double region_eps_r,
+                  const std::vector<double>& arc_bulge = {});
 };
 
 /// \brief Checks a contour set; throws InvalidInput with a one-line message naming the contour,
@@ -243,9 +243,9 @@ struct ElectrostaticSolution {
   /// Accuracy-driven solves: the estimated relative error of C (and of the figures derived from
   /// C and C0), an upper bound where the meshes converge at first order or better; NaN without.
   double accuracy_estimate = std::nan("");
-  double accuracy_target = 0;  ///< options.accuracy
-  bool accuracy_met = false;   ///< accuracy_estimate <= accuracy_target (false if not checked)
-  std::vector<MeshLevel> meshes;  ///< every mesh solved, coarse to fine (the last is `panels`)
+  double accuracy_target = 0;      ///< options.accuracy
+  bool accuracy_met = false;       ///< accuracy_estimate <= accuracy_target (false if not checked)
+  std::vector<MeshLevel> meshes;   ///< every mesh solved, coarse to fine (the last is `panels`)
   std::vector<SolveStats> solves;  ///< one per right-hand side, in order
   int iterations = 0;              ///< all solves together
   double residual = 0;  ///< true relative residual of sigma for `potentials` (one more product)
@@ -330,8 +330,9 @@ double wire_over_ground_capacitance(double a, double h, double eps_r = 1);
 double stripline_impedance(double w, double b, double eps_r = 1);
 /// \brief Microstrip by Hammerstad and Jensen (1980), zero thickness: width w, substrate height h.
 struct MicrostripFormula {
-  double z0 = 0;       ///< ohm (stated accuracy: better than 0.01 % for w/h <= 1000 in air)
-  double eps_eff = 0;  ///< (stated accuracy: better than 0.2 % for eps_r <= 128, 0.01 <= w/h <= 100)
+  double z0 = 0;  ///< ohm (stated accuracy: better than 0.01 % for w/h <= 1000 in air)
+  double eps_eff =
+      0;  ///< (stated accuracy: better than 0.2 % for eps_r <= 128, 0.01 <= w/h <= 100)
 };
 MicrostripFormula hammerstad_jensen(double w, double h, double eps_r);
 
