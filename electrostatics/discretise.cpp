@@ -135,16 +135,16 @@ struct Region {
   bool contains(double x, double y) const {
     if (x < xmin || x > xmax || y < ymin || y > ymax) return false;
     bool inside = false;
-    auto cross = [&](double px, double py, double qx, double qy, double xc) {
+    // A part from height py to qy crossing the ray at x = xc (half-open in y: a shared vertex
+    // counts once).
+    auto cross = [&](double py, double qy, double xc) {
       if ((py > y) != (qy > y) && xc > x) inside = !inside;
-      (void)px;
-      (void)qx;
     };
     for (const Curve& c : curves) {
       if (!c.arc()) {
         if ((c.ay > y) != (c.by > y)) {
           const double xc = c.ax + (y - c.ay) * (c.bx - c.ax) / (c.by - c.ay);
-          cross(c.ax, c.ay, c.bx, c.by, xc);
+          cross(c.ay, c.by, xc);
         }
         continue;
       }
@@ -163,7 +163,7 @@ struct Region {
         if ((py > y) == (qy > y)) continue;
         const double side = std::cos(c.a0 + 0.5 * (cuts[i] + cuts[i + 1]) * c.sweep) >= 0 ? 1 : -1;
         const double s = std::clamp((y - c.cy) / c.r, -1.0, 1.0);
-        cross(px, py, qx, qy, c.cx + side * c.r * std::sqrt(1 - s * s));
+        cross(py, qy, c.cx + side * c.r * std::sqrt(1 - s * s));
       }
     }
     return inside;
