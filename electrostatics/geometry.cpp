@@ -218,8 +218,7 @@ void validate(const Contours& c, double ground_plane_y) {
     throw InvalidInput("contours: conductor has " + str(c.conductor.size()) +
                        " entries but there are " + str(n) + " contours");
   }
-  const bool regions =
-      std::find(c.conductor.begin(), c.conductor.end(), kDielectric) != c.conductor.end();
+  const bool regions = c.has_dielectrics();
   if (regions && c.eps_r.size() != n) {
     throw InvalidInput("contours: eps_r has " + str(c.eps_r.size()) + " entries but there are " +
                        str(n) + " contours (dielectric regions need their permittivity)");

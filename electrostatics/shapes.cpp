@@ -4,21 +4,18 @@
 #include <string>
 #include <vector>
 
+#include "electrostatics/geometry.hpp"
 #include "mlfma2d/electrostatics.hpp"
 
 namespace mlfma2d {
 
 namespace {
 
+using es::num;
+
 constexpr double kPi = 3.14159265358979323846;
 // Impedance of free space, 1 / (eps0 c): the value the solver's Z0 = sqrt(L / C) implies.
 constexpr double kEta0 = 1 / (kEpsilon0 * 299792458.0);
-
-std::string num(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", v);
-  return buffer;
-}
 
 void require(bool ok, const std::string& shape, const std::string& what) {
   if (!ok) throw InvalidInput(shape + ": " + what);

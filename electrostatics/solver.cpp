@@ -221,9 +221,8 @@ struct Mesh {
       gx.resize(n());
       gy.resize(n());
     }
-    // auto = block: on graded meshes it is 3x or more better than the others; on smooth ones
-    // none can be as good, or 10x worse (a 512-gon coax at 32k panels: 106 iterations against
-    // 6), and block is never far from it (docs/solve.md, section 9).
+    // auto = block: never far from the best, where none can take 10x its iterations (the
+    // 512-gon coax at 1e5 panels: 13 against 239, docs/dev-machine/wave3/solve_iterations.txt).
     preconditioner = o.preconditioner == "auto" ? "block" : o.preconditioner;
     timed(&setup.preconditioner, [&] {
       pre = std::make_unique<es::Preconditioner>(ps, arc, preconditioner, o.block_size,
@@ -555,11 +554,11 @@ ElectrostaticSolution ElectrostaticSolver::Impl::solve_mesh() {
         for (std::size_t j = 0; j < m.size(); ++j) x[j] += v[sig[col]] * unit_x[col][j];
       }
       if (m.bordered) x[N] += vref;
+      b = m.rhs(s.potentials, 0);
     } else {
       b = m.rhs(s.potentials, 0);
       s.solves.push_back(m.solve(b, &x, o, label("solve", 0, 1)));
     }
-    if (b.empty()) b = m.rhs(s.potentials, 0);
     s.offset = m.bordered ? x[N] : 0.0;  // Q = 0: c = c'
   }
   s.residual = m.residual(b, x);
