@@ -13,8 +13,8 @@
 namespace mlfma2d::app {
 
 const std::vector<CommandRow>& command_rows() {
-  static const std::vector<CommandRow> rows = {evaluate_command(), generate_command(),
-                                               compare_command(), sweep_command(),
+  static const std::vector<CommandRow> rows = {evaluate_command(),  generate_command(),
+                                               compare_command(),   sweep_command(),
                                                model_fit_command(), solve_command()};
   return rows;
 }

@@ -8,9 +8,9 @@
 #include "app/inputs.hpp"
 #include "app/options.hpp"
 #include "app/progress.hpp"
-#include "mlfma2d/model.hpp"
-#include "mlfma2d/text.hpp"
-#include "mlfma2d/tuning.hpp"
+#include "runtime/text.hpp"
+#include "tuning/model.hpp"
+#include "tuning/tuning.hpp"
 
 namespace mlfma2d::app {
 

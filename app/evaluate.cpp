@@ -11,8 +11,8 @@
 #include "app/inputs.hpp"
 #include "app/progress.hpp"
 #include "mlfma2d/io.hpp"
-#include "mlfma2d/text.hpp"
-#include "mlfma2d/tuning.hpp"
+#include "runtime/text.hpp"
+#include "tuning/tuning.hpp"
 
 namespace mlfma2d::app {
 
@@ -245,8 +245,8 @@ Result run_solver(const LoadedInput& in, const Options& options, int repeat,
   shape.evaluated = {double(stats.boxes), double(stats.leaf_boxes), double(stats.m2l_pairs)};
   for (const CapacityCandidate& c : solver->auto_choice().candidates) {
     // Boxes are not recorded per candidate: a quadtree of L leaves has about 4 L / 3 boxes.
-    shape.candidates.push_back({4.0 * double(c.leaf_boxes) / 3, double(c.leaf_boxes),
-                                double(c.m2l_pairs)});
+    shape.candidates.push_back(
+        {4.0 * double(c.leaf_boxes) / 3, double(c.leaf_boxes), double(c.m2l_pairs)});
   }
   const double estimate = evaluation_memory(shape).peak();
   const std::size_t resident_now = tuning::host_memory().resident;

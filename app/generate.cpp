@@ -10,7 +10,7 @@
 #include "app/options.hpp"
 #include "app/progress.hpp"
 #include "mlfma2d/io.hpp"
-#include "mlfma2d/text.hpp"
+#include "runtime/text.hpp"
 
 namespace mlfma2d::app {
 

@@ -13,8 +13,8 @@
 #include <random>
 #include <unordered_set>
 
-#include "mlfma2d/text.hpp"
-#include "mlfma2d/tuning.hpp"
+#include "runtime/text.hpp"
+#include "tuning/tuning.hpp"
 
 #ifndef MLFMA2D_DATA_DIR
 #define MLFMA2D_DATA_DIR ""
@@ -231,8 +231,8 @@ double MemoryEstimate::peak() const {
 MemoryEstimate evaluation_memory(const MemoryShape& m) {
   // Counts: S sources, T targets the tree holds apart from the sources (0 in self-evaluation),
   // R results (the caller's targets); outputs are 1 array, 3 with the field.
-  const double S = double(m.sources), T = m.self ? 0.0 : double(m.targets),
-               R = double(m.targets), outputs = m.field ? 3 : 1;
+  const double S = double(m.sources), T = m.self ? 0.0 : double(m.targets), R = double(m.targets),
+               outputs = m.field ? 3 : 1;
   // A tree and its plan: per box its level entry (key, 4 ranges, parent, children: 48 bytes)
   // and X-list start (8); per leaf its BoxRef, near list (4 starts and about 5 merged ranges of
   // 16 bytes) and W-list start; per M2L pair two int32. Vectors grown by push_back keep up to
@@ -258,7 +258,7 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
     resident = 16 * (S + T) + 8 * (2 * R + 3 * S + outputs * R) + 4 * R * 10;
   } else if (m.backend == "repetition") {
     resident = 8 * S + 8 * outputs * R + 2.0 * 1024 * 1024 * 1024;  // + two 1 GiB record chunks
-  } else {                                                       // cpu, and auto before it is chosen
+  } else {                               // cpu, and auto before it is chosen
     resident = 8 * S + 8 * outputs * R;  // charges and outputs in tree order
   }
   MemoryEstimate e;
@@ -273,8 +273,8 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   e.setup = kept + layout;
   // Per evaluation: the expansions (multipole and local, p + 1 complex per box), the tree-order
   // charges and far-field outputs, and the caller-order result.
-  e.evaluation = kept + 32.0 * (m.terms + 1) * m.evaluated.boxes + 8 * S + 8 * outputs * R +
-                 8 * outputs * R;
+  e.evaluation =
+      kept + 32.0 * (m.terms + 1) * m.evaluated.boxes + 8 * S + 8 * outputs * R + 8 * outputs * R;
   return e;
 }
 

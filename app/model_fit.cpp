@@ -9,7 +9,7 @@
 #include "app/plots.hpp"
 #include "app/report.hpp"
 #include "mlfma2d/io.hpp"
-#include "mlfma2d/model.hpp"
+#include "tuning/model.hpp"
 
 namespace mlfma2d::app {
 

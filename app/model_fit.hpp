@@ -1,6 +1,6 @@
 #pragma once
 /// \file model_fit.hpp
-/// `mlfma2d model fit CSV... --output FILE`: fit the papers' performance model (mlfma2d/model.hpp)
+/// `mlfma2d model fit CSV... --output FILE`: fit the papers' performance model (tuning/model.hpp)
 /// to sweep data, report it, write the coefficients for `--backend auto --model FILE`.
 #include <string>
 #include <vector>

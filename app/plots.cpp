@@ -11,8 +11,8 @@
 #include <set>
 
 #include "mlfma2d/io.hpp"
-#include "mlfma2d/text.hpp"
-#include "mlfma2d/tuning.hpp"
+#include "runtime/text.hpp"
+#include "tuning/tuning.hpp"
 
 namespace mlfma2d::app {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "mlfma2d/model.hpp"
+#include "tuning/model.hpp"
 
 namespace mlfma2d::app {
 

@@ -9,7 +9,7 @@
 #include <limits>
 #include <ostream>
 
-#include "mlfma2d/text.hpp"
+#include "runtime/text.hpp"
 
 namespace mlfma2d::app {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <ostream>
 
-#include "mlfma2d/text.hpp"
+#include "runtime/text.hpp"
 
 namespace mlfma2d::app {
 

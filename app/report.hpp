@@ -16,7 +16,7 @@
 #include "app/inputs.hpp"
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
-#include "mlfma2d/tuning.hpp"
+#include "tuning/tuning.hpp"
 
 namespace mlfma2d::app {
 

@@ -13,7 +13,7 @@
 
 #include "app/plots.hpp"
 #include "mlfma2d/io.hpp"
-#include "mlfma2d/text.hpp"
+#include "runtime/text.hpp"
 
 namespace mlfma2d::app {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "mlfma2d/mlfma2d.hpp"
-#include "mlfma2d/text.hpp"
+#include "runtime/text.hpp"
 
 namespace mlfma2d::app {
 

@@ -23,9 +23,9 @@
 #include "app/progress.hpp"
 #include "app/report.hpp"
 #include "mlfma2d/io.hpp"
-#include "mlfma2d/model.hpp"
-#include "mlfma2d/text.hpp"
-#include "mlfma2d/tuning.hpp"
+#include "runtime/text.hpp"
+#include "tuning/model.hpp"
+#include "tuning/tuning.hpp"
 
 namespace mlfma2d::app {
 

@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
         Solver s(p.x, p.y, o);
         const Result r = s.evaluate(p.q);
         const double ep = error_norms(r.potential, rp).rel_l2, ef = field_rel_l2(r, rx, ry);
-        std::printf("%-9s %-8s %8.0e %5d %3d %12.3e %12.3e\n", shape.c_str(), charges.c_str(),
-                    eps, s.stats().terms, s.stats().levels, ep, ef);
+        std::printf("%-9s %-8s %8.0e %5d %3d %12.3e %12.3e\n", shape.c_str(), charges.c_str(), eps,
+                    s.stats().terms, s.stats().levels, ep, ef);
         std::fprintf(out, "%s,%s,%zu,%g,%d,%d,%.6e,%.6e\n", shape.c_str(), charges.c_str(), n, eps,
                      s.stats().terms, s.stats().levels, ep, ef);
       };

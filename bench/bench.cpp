@@ -49,8 +49,8 @@
 
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
-#include "mlfma2d/text.hpp"
-#include "mlfma2d/tuning.hpp"
+#include "runtime/text.hpp"
+#include "tuning/tuning.hpp"
 
 using namespace mlfma2d;
 using tuning::median;

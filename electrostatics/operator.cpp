@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "nearfield/pair.hpp"
-#include "tree/threads.hpp"
-#include "tree/timer.hpp"
+#include "kernel/pair.hpp"
+#include "runtime/threads.hpp"
+#include "runtime/timer.hpp"
 
 namespace mlfma2d::es {
 

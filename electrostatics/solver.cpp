@@ -24,8 +24,8 @@
 #include "electrostatics/lines.hpp"
 #include "electrostatics/near.hpp"
 #include "electrostatics/operator.hpp"
-#include "tree/threads.hpp"
-#include "tree/timer.hpp"
+#include "runtime/threads.hpp"
+#include "runtime/timer.hpp"
 
 namespace mlfma2d {
 
@@ -222,7 +222,7 @@ struct Mesh {
       gy.resize(n());
     }
     // auto = block: never far from the best, where none can take 10x its iterations (the
-    // 512-gon coax at 1e5 panels: 13 against 239, docs/dev-machine/wave3/solve_iterations.txt).
+    // 512-gon coax at 1e5 panels: 13 against 239, results/dev-machine/wave3/solve_iterations.txt).
     preconditioner = o.preconditioner == "auto" ? "block" : o.preconditioner;
     timed(&setup.preconditioner, [&] {
       pre = std::make_unique<es::Preconditioner>(ps, arc, preconditioner, o.block_size,

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tree/array.hpp"
-#include "tree/threads.hpp"
-#include "tree/vector_log.hpp"
+#include "kernel/vector_log.hpp"
+#include "runtime/array.hpp"
+#include "runtime/threads.hpp"
 
 namespace mlfma2d {
 namespace {

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/io_internal.hpp"
-#include "mlfma2d/text.hpp"
+#include "runtime/text.hpp"
 
 namespace mlfma2d::io_detail {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "mlfma2d/io.hpp"
-#include "mlfma2d/text.hpp"
+#include "runtime/text.hpp"
 
 namespace mlfma2d {
 namespace {

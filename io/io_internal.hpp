@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mlfma2d/io.hpp"
+#include "runtime/atomic_file.hpp"  // cannot_write
 
 namespace mlfma2d::io_detail {
 
@@ -32,14 +33,11 @@ void write_sidecar(const std::string& tmp, const std::string& sidecar, const std
 
 // Shared helpers (points_io.cpp).
 
-/// Text of a "cannot write" error: "cannot write 'PATH': WHY".
-std::string cannot_write(const std::string& path, const std::string& why);
-
 /// Throws IoError(path + ": " + why).
 [[noreturn]] void fail(const std::string& path, const std::string& why);
 
 /// One clear message for a path that is missing, a folder, not a regular file or unreadable, so
-/// that the format back ends only have to judge the content (atomic.cpp).
+/// that the format back ends only have to judge the content.
 void require_readable(const std::string& path);
 
 /// Opens `tmp` for writing, runs `body`, and closes it, checking every step (a full disk shows up

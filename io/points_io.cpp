@@ -1,4 +1,5 @@
-// Format-neutral entry points: choose the format, check the file can be read, write atomically.
+// Format-neutral entry points: choose the format, check the file can be read, write atomically
+// (runtime/atomic_file.hpp).
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,16 +11,26 @@
 
 #include "io/io_internal.hpp"
 #include "mlfma2d/io.hpp"
+#include "runtime/atomic_file.hpp"
 
 namespace mlfma2d {
 namespace io_detail {
 
-std::string cannot_write(const std::string& path, const std::string& why) {
-  return "cannot write '" + path + "': " + why;
-}
-
 void fail(const std::string& path, const std::string& why) {
   throw IoError(path + ": " + why);
+}
+
+void require_readable(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) fail(path, "no such file");
+  if (status.type() == std::filesystem::file_type::directory) fail(path, "is a directory");
+  // A FIFO without a writer would block the read forever; a device is no point set.
+  const std::string what = not_regular(path, true);
+  if (!what.empty()) fail(path, "cannot read: it is " + what + ", not a regular file");
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) fail(path, std::string("cannot read: ") + std::strerror(errno));
+  std::fclose(f);
 }
 
 }  // namespace io_detail
@@ -102,6 +113,12 @@ void write_result(const std::string& path, const ResultFile& r) {
   write_atomically({path, sidecar}, [&](const std::vector<std::string>& tmps) {
     kCsvIo.write_result(tmps[0], path, r);
     write_sidecar(tmps[1], sidecar, path, r.attributes);
+  });
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  write_atomically(path, [&](const std::string& tmp) {
+    write_text(tmp, path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
   });
 }
 

@@ -94,7 +94,8 @@ class NearFieldBackend {
 };
 
 /// \brief One row of the registry (nearfield/registry.cpp): a back end's name, how to make it
-/// (null when not compiled in), what it needs, and how much "auto" prefers it.
+/// (a CUDA factory throws in a build without CUDA: the availability check says so first), what
+/// it needs, and how much "auto" prefers it.
 struct BackendRow {
   const char* name;
   std::unique_ptr<NearFieldBackend> (*make)();

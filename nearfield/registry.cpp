@@ -6,39 +6,27 @@
 
 #include "mlfma2d/mlfma2d.hpp"
 #include "nearfield/backend.hpp"
-#include "nearfield/cuda/cuda_common.hpp"
-#ifdef MLFMA2D_WITH_CUDA
-#include "nearfield/cuda/charge_io.hpp"  // its classes reference the CUDA runtime helpers
-#endif
-#include "tree/timer.hpp"
-#include "tree/trace.hpp"
+#include "nearfield/device.hpp"
+#include "runtime/timer.hpp"
+#include "runtime/trace.hpp"
 
 namespace mlfma2d {
 
-// The factories, one per back-end folder.
+// The factories, one per back-end folder (the CUDA ones declared in nearfield/device.hpp).
 std::unique_ptr<NearFieldBackend> make_cpu_backend();
-#ifdef MLFMA2D_WITH_CUDA
-std::unique_ptr<NearFieldBackend> make_indexing_backend();
-std::unique_ptr<NearFieldBackend> make_repetition_backend();
-std::unique_ptr<NearFieldBackend> make_shared_backend();
-std::unique_ptr<NearFieldBackend> make_repetition_gpu_backend();
-#define MLFMA2D_CUDA_FACTORY(f) (f)
-#else
-#define MLFMA2D_CUDA_FACTORY(f) nullptr
-#endif
 
 const std::vector<BackendRow>& backend_rows() {
   // clang-format off
   static const std::vector<BackendRow> rows = {
     {"cpu", make_cpu_backend, false, false, false, 1,
      "CPU reference: a leaf's near sources gathered, 4 at a time with AVX2"},
-    {"indexing", MLFMA2D_CUDA_FACTORY(make_indexing_backend), true, true, false, 0,
+    {"indexing", make_indexing_backend, true, true, false, 0,
      "CUDA, paper Alg. 1-2: seven index arrays, one thread per leaf"},
-    {"repetition", MLFMA2D_CUDA_FACTORY(make_repetition_backend), true, true, false, 0,
+    {"repetition", make_repetition_backend, true, true, false, 0,
      "CUDA, paper Alg. 3-4: a padded record of replicated sources per target"},
-    {"shared", MLFMA2D_CUDA_FACTORY(make_shared_backend), true, true, true, 3,
+    {"shared", make_shared_backend, true, true, true, 3,
      "CUDA, geometry resident, leaf groups' sources staged in shared memory (fastest)"},
-    {"repetition-gpu", MLFMA2D_CUDA_FACTORY(make_repetition_gpu_backend), true, true, true, 2,
+    {"repetition-gpu", make_repetition_gpu_backend, true, true, true, 2,
      "CUDA, the papers' records built on the GPU from resident arrays"},
   };
   // clang-format on
@@ -60,23 +48,6 @@ std::string valid_names() {
   return s.str();
 }
 
-// Whether a CUDA device is usable, asked once per process (the answer does not change, and the
-// driver's complaint should be said once).
-bool cuda_usable(std::string* why) {
-#ifdef MLFMA2D_WITH_CUDA
-  static const auto answer = [] {
-    std::string reason;
-    const bool ok = cuda_device_count(&reason) > 0;
-    return std::make_pair(ok, reason);
-  }();
-  if (why) *why = answer.second;
-  return answer.first;
-#else
-  if (why) why->clear();
-  return false;
-#endif
-}
-
 }  // namespace
 
 std::vector<std::string> near_field_backends() {
@@ -92,13 +63,13 @@ bool near_field_backend_available(const std::string& name, std::string* why) {
   };
   const BackendRow* row = find_row(name);
   if (!row) return no("unknown back end '" + name + "'; valid: " + valid_names());
-  if (!row->make)
+  if (row->needs_cuda && !device::compiled())
     return no(
         "back end '" + name +
         "' was not compiled with CUDA (configure with a CUDA compiler, MLFMA2D_WITH_CUDA=ON)");
   if (row->needs_cuda) {
     std::string reason;
-    if (!cuda_usable(&reason))
+    if (!device::usable(&reason))
       return no("back end '" + name + "' needs a CUDA device; none was found" +
                 (reason.empty() ? std::string() : " (" + reason + ")"));
   }
@@ -130,18 +101,8 @@ bool backend_is_resident(const std::string& name) {
 }
 
 std::string backend_device_name(const std::string& name) {
-#ifdef MLFMA2D_WITH_CUDA
   const BackendRow* row = find_row(name);
-  if (!row || !row->needs_cuda || !row->make || !cuda_usable(nullptr)) return "";
-  try {
-    return cuda::device_name();
-  } catch (const Error&) {
-    return "";
-  }
-#else
-  (void)name;
-  return "";
-#endif
+  return row && row->needs_cuda && device::compiled() ? device::name() : "";
 }
 
 std::string auto_backend() {
@@ -162,25 +123,22 @@ std::shared_future<void> device_start;
 }  // namespace
 
 void start_device(const std::string& backend) {
-#ifdef MLFMA2D_WITH_CUDA
+  if (!device::compiled()) return;
   if (backend != "auto") {
     const BackendRow* row = find_row(backend);
-    if (!row || !row->needs_cuda || !row->make) return;
+    if (!row || !row->needs_cuda) return;
   }
   const std::lock_guard<std::mutex> lock(device_start_mutex);
   if (device_start.valid()) return;
   device_start = std::async(std::launch::async, [] {
                    const TraceScope trace("device start: CUDA driver and context");
-                   if (!cuda_usable(nullptr)) return;
+                   if (!device::usable(nullptr)) return;
                    try {
-                     cuda::start_runtime();
+                     device::start_runtime();
                    } catch (const Error&) {
                      // made again, and reported, when the back end is made
                    }
                  }).share();
-#else
-  (void)backend;
-#endif
 }
 
 bool device_start_begun() {
@@ -199,34 +157,26 @@ void wait_for_device() {
 
 void reserve_device_buffers(const std::string& backend, std::size_t n_sources,
                             std::size_t n_targets, bool field) {
-#ifdef MLFMA2D_WITH_CUDA
   wait_for_device();
   const BackendRow* row = find_row(backend);
-  if (!row || !row->resident || !row->make || !cuda_usable(nullptr)) return;
+  if (!row || !row->resident || !device::compiled() || !device::usable(nullptr)) return;
   const TraceScope trace("pinned buffers reserved");
   try {
-    cuda::ChargeIo::reserve(n_sources, n_targets, field);
+    device::reserve_charge_buffers(n_sources, n_targets, field);
   } catch (const Error&) {
     // the set-up allocates them itself, and reports what fails
   }
-#else
-  (void)backend, (void)n_sources, (void)n_targets, (void)field;
-#endif
 }
 
 void release_reserved_buffers() noexcept {
-#ifdef MLFMA2D_WITH_CUDA
-  cuda::release_reserved_pinned();
-#endif
+  device::release_reserved();
 }
 
 std::unique_ptr<NearFieldBackend> make_near_field_backend(const std::string& name) {
   std::string why;
   if (!near_field_backend_available(name, &why)) throw BackendUnavailable(why);
   const BackendRow& row = *find_row(name);
-#ifdef MLFMA2D_WITH_CUDA
-  if (row.needs_cuda) cuda::start_runtime();  // blocking sync, before the context exists
-#endif
+  if (row.needs_cuda) device::start_runtime();  // blocking sync, before the context exists
   std::unique_ptr<NearFieldBackend> b = row.make();
   b->name_ = row.name;
   b->on_device_ = row.runs_on_device;

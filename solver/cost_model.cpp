@@ -1,20 +1,19 @@
 #include "solver/cost_model.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "mlfma2d/io.hpp"
 #include "nearfield/backend.hpp"
-#include "tree/timer.hpp"
-#include "tree/trace.hpp"
+#include "runtime/atomic_file.hpp"
+#include "runtime/timer.hpp"
+#include "runtime/trace.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -242,33 +241,24 @@ void store_cost_model(const std::string& path, const CalibrationKey& key, const 
   std::map<std::string, CostModel> models;
   read_cache(path, &models, nullptr);  // an unreadable file is replaced
   models[key.text()] = model;
-  const auto slash = path.rfind('/');
-  if (slash != std::string::npos) {
-    // mkdir -p of the cache folder
-    for (std::size_t at = 1; at <= slash; ++at)
-      if (path[at] == '/' || at == slash) {
-        const std::string dir = path.substr(0, at == slash ? slash : at);
-        if (!dir.empty()) ::mkdir(dir.c_str(), 0755);
-      }
-  }
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    out.precision(17);
-    out << kCacheHeader << "\n";
-    for (const auto& [k, m] : models)
-      out << k << " " << m.m2l << " " << m.box << " " << m.point << " " << m.wx << " "
-          << m.far_point << " " << m.fixed << " " << m.near_point << " " << m.pair << " "
-          << (m.overlap ? 1 : 0) << "\n";
-    if (!out) {
-      std::remove(tmp.c_str());
-      if (note) *note = "cannot write the calibration cache " + path + ": not cached";
-      return;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    if (note) *note = "cannot write the calibration cache " + path + ": not cached";
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  if (!folder.empty()) std::filesystem::create_directories(folder, ec);  // reported by the write
+  try {
+    write_atomically(path, [&](const std::string& tmp) {
+      std::ofstream out(tmp);
+      out.precision(17);
+      out << kCacheHeader << "\n";
+      for (const auto& [k, m] : models)
+        out << k << " " << m.m2l << " " << m.box << " " << m.point << " " << m.wx << " "
+            << m.far_point << " " << m.fixed << " " << m.near_point << " " << m.pair << " "
+            << (m.overlap ? 1 : 0) << "\n";
+      out.close();
+      if (!out) throw IoError(cannot_write(path, "the write failed"));
+    });
+  } catch (const IoError& e) {
+    if (note)
+      *note = "cannot write the calibration cache " + path + ": not cached (" + e.what() + ")";
   }
 }
 

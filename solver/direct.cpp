@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernel/pair.hpp"
 #include "mlfma2d/mlfma2d.hpp"
-#include "nearfield/pair.hpp"
 #include "solver/points.hpp"
 
 namespace mlfma2d {

@@ -9,11 +9,33 @@
 //             point skips it as it skipped each of them, so a million copies of one point cost
 //             what one does (the targets are all kept: each still gets its value).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tree/tree.hpp"
 
 namespace mlfma2d {
+
+// ---- The input checks: every caller's point set and charge vector passes through these.
+
+/// Throws InvalidInput for sources and targets whose x and y lengths differ, no sources, or a
+/// non-finite coordinate (naming the point).
+void check_points(const std::vector<double>& x, const std::vector<double>& y,
+                  const std::vector<double>& tx, const std::vector<double>& ty);
+/// Throws InvalidInput naming the first point with a coordinate that is not finite: "source 7
+/// has a non-finite coordinate (nan, 0.3)" (`what` = "source" or "target"; equal lengths).
+void check_finite_points(const std::vector<double>& x, const std::vector<double>& y,
+                         const char* what);
+/// Throws InvalidInput naming the first charge that is not finite: "charge 1 is not finite".
+void check_finite_charges(const double* q, std::size_t n);
+
+/// A tree of the caller's points: check_points, then sort_tree_points, grow_tree,
+/// attach_points (what the tests and the timing harness build; the Solver prepares its points
+/// first).
+Tree build_tree(const std::vector<double>& x, const std::vector<double>& y,
+                const std::vector<double>& tx, const std::vector<double>& ty, int ct,
+                int level_offset, std::string* warning, int threads,
+                TreeKind kind = TreeKind::Uniform);
 
 struct PreparedPoints {
   int scale_exponent = 0;  ///< the tree's coordinates are the caller's times 2^-scale_exponent

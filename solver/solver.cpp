@@ -1,24 +1,25 @@
 // The evaluation driver. It reads as the method: build the tree and plan once; then per charge
-// vector the upward pass (P2M, M2M), the interaction lists (M2L), the downward pass (L2L, L2P),
-// and the near field (P2P) through the chosen back end -- one timed scope per operator.
+// vector the near field (P2P) through the chosen back end beside the far field -- the upward pass
+// (P2M, M2M), the interaction lists (M2L, P2L), the downward pass (L2L, L2P) and the W lists
+// (M2P), one timed scope per operator (far_field()). How the work shares the machine with a GPU
+// back end is solver/concurrency.*.
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
-#include <future>
-#include <optional>
 #include <sstream>
 
 #include "farfield/expansions.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 #include "nearfield/backend.hpp"
+#include "runtime/placement.hpp"
+#include "runtime/timer.hpp"
+#include "runtime/trace.hpp"
+#include "solver/concurrency.hpp"
 #include "solver/cost_model.hpp"
 #include "solver/points.hpp"
 #include "tree/figures.hpp"
-#include "tree/placement.hpp"
 #include "tree/plan.hpp"
-#include "tree/timer.hpp"
-#include "tree/trace.hpp"
 #include "tree/tree.hpp"
 
 #ifndef MLFMA2D_VERSION
@@ -53,7 +54,7 @@ int terms_for_eps(double eps) {
 struct Solver::Impl {
   Options opt;
   int threads = 1;
-  Placement placement;    // empty unless opt.place_threads (and the user placed nothing)
+  Placement placement;  // empty unless opt.place_threads (and the user placed nothing)
   // The caller's points as the tree sees them: their coordinates are released once the tree and
   // the back end hold theirs (the counts, merge and scale stay for every evaluation).
   PreparedPoints points;
@@ -74,12 +75,14 @@ struct Solver::Impl {
   /// every core of the process. A smaller team leaves cores to other work, which the system
   /// spreads better than fixed CPUs would: every process pins from the first CPU on, so two
   /// runs of one thread each on a 2-core machine shared one core and took twice their time
-  /// (528-530 ms against 255-272 ms, docs/dev-machine/wave2c/placement_two_processes.txt; the
+  /// (528-530 ms against 255-272 ms, results/dev-machine/wave2c/placement_two_processes.txt; the
   /// cost-model test failed in CI that way).
   bool places_threads(bool device) const {
     return placement.fits(threads) && threads >= placement.cores() && (!device || threads >= 2);
   }
 
+  // One geometry's set-up: the points sorted, the back end resolved, the tree and plan (given or
+  // chosen), the back end set up on them -- while the device starts beside.
   Impl(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& tx,
        const std::vector<double>& ty, const Options& o)
       : opt(o) {
@@ -87,36 +90,40 @@ struct Solver::Impl {
     threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
     if (opt.place_threads) placement = Placement::of_process();
     const int p = opt.terms > 0 ? opt.terms : terms_for_eps(opt.eps);
-    const TreeKind kind = parse_tree_kind(opt.tree);
-
-    // The device (for "auto" or a GPU back end) starts on a thread of its own beside the tree:
-    // 0.19-0.26 s at a process's first use. The set-up waits for it, and so does every way out of
-    // here (no thread left inside the CUDA driver's start when a caller exits on an error).
-    start_device(opt.backend);
-    struct DeviceWait {
-      ~DeviceWait() {
-        wait_for_device();
-        release_reserved_buffers();  // what the set-up did not take
-      }
-    } device_wait;
-    // A resident GPU back end's pinned charge buffers, made once the device is up, beside the
-    // tree (the set-up takes them). Joined before device_wait frees what is left.
-    std::future<void> reserved;
-    if (opt.backend == "auto" || backend_runs_on_device(opt.backend)) {
-      const std::size_t ns = x.size(), nt = tx.empty() ? x.size() : tx.size();
-      reserved = std::async(std::launch::async, [backend = opt.backend, ns, nt, f = opt.field] {
-        reserve_device_buffers(backend == "auto" ? auto_backend() : backend, ns, nt, f);
-      });
+    DeviceStart device(opt.backend, x.size(), tx.empty() ? x.size() : tx.size(), opt.field);
+    // While the device starts, a core is busy in the CUDA driver: the tree and the choice run on
+    // one thread fewer. A team of every core waits for its slowest member: the program's tree of
+    // 1e7 points took 313-335 ms with 16 threads beside the start on the H100 host (16 cores),
+    // 185-220 ms with 15 (docs/adaptive.md).
+    const int build = device.busy() && threads >= 4 ? threads - 1 : threads;
+    TreePoints sorted = sort_points(x, y, tx, ty, build);
+    {
+      // "auto" is the fastest available here (asking needs the CUDA driver, which the device's
+      // thread has been starting meanwhile).
+      const TraceScope trace("back end resolved");
+      choice.backend_chosen = opt.backend == "auto";
+      choice.backend = choice.backend_chosen ? auto_backend() : opt.backend;
     }
+    make_tree_and_plan(sorted, p, build);
+    attach_points(&tree, std::move(sorted));
+    note_inputs(p);
+    timed(&timings.setup, [&] {
+      if (backend_runs_on_device(choice.backend)) {
+        const TraceScope trace("setup: waiting for the device");
+        timed(&timings.device_wait, [&] { device.wait(); });
+      }
+      set_up_near_field(p);
+    });
+    fill_stats(p);
+    // The tree keeps the coordinates in its order; the caller's order was for the set-up only
+    // (copies when scaled or merged: 16 bytes a point, 32 with separate targets).
+    points.release_coordinates();
+  }
 
-    // While the device starts and its pinned buffers are made, a core is busy in the CUDA
-    // driver: the tree and the choice run on one thread fewer. A team of every core waits for
-    // its slowest member: the program's tree of 1e7 points took 313-335 ms with 16 threads
-    // beside the start on the H100 host (16 cores), 185-220 ms with 15 (docs/adaptive.md).
-    const bool beside_device = reserved.valid() && device_start_begun();
-    const int build = beside_device && threads >= 4 ? threads - 1 : threads;
-
-    // The caller's points as the tree sees them, sorted once for every tree built on them.
+  // The caller's points as the tree sees them (checked, scaled if need be, coincident sources
+  // merged), sorted once for every tree built on them.
+  TreePoints sort_points(const std::vector<double>& x, const std::vector<double>& y,
+                         const std::vector<double>& tx, const std::vector<double>& ty, int build) {
     TreePoints sorted;
     timed(&timings.tree, [&] {
       const TraceScope trace("tree: points checked, prepared, sorted");
@@ -129,17 +136,13 @@ struct Solver::Impl {
         sorted = sort_tree_points(points.source_points(), points.target_points(), build);
       if (points.scaled()) find_coincident_sources(x, y, tx, ty, &points);
     });
+    return sorted;
+  }
 
-    // The back end: "auto" is the fastest available here (asking needs the CUDA driver, which
-    // the device's thread has been starting meanwhile).
-    choice.backend_chosen = opt.backend == "auto";
-    {
-      const TraceScope trace("back end resolved");
-      choice.backend = choice.backend_chosen ? auto_backend() : opt.backend;
-    }
-
-    // The leaf capacity: given (a level offset alone means the papers' CT 15), or chosen by
-    // the cost model.
+  // The leaf capacity: given (a level offset alone means the papers' CT 15), or chosen by the
+  // cost model, which keeps its best candidate's tree and plan.
+  void make_tree_and_plan(const TreePoints& sorted, int p, int build) {
+    const TreeKind kind = parse_tree_kind(opt.tree);
     std::string warning;
     choice.ct_chosen = opt.ct == kAutoCapacity && opt.level_offset == 0;
     if (choice.ct_chosen) {
@@ -164,9 +167,13 @@ struct Solver::Impl {
             [&] { tree = grow_tree(sorted, choice.ct, opt.level_offset, kind, &warning, build); });
       timed(&timings.plan, [&] { plan = build_plan(tree, build, plan_options(p)); });
     }
-    attach_points(&tree, std::move(sorted));
     choice.reason = reason(kind);
     if (!warning.empty()) warnings.push_back(warning);
+  }
+
+  // What the caller should know of the inputs: all points at one place, eps below what doubles
+  // attain.
+  void note_inputs(int p) {
     if (all_at_one_point()) {
       warnings.push_back("all " + std::to_string(points.caller_sources) + " sources" +
                          (points.self ? "" : " and targets") +
@@ -178,30 +185,22 @@ struct Solver::Impl {
         << kAttainableError << "): the result is as accurate as p = " << p << " terms make it";
       warnings.push_back(m.str());
     }
-    timed(&timings.setup, [&] {
-      if (backend_runs_on_device(choice.backend)) {
-        const TraceScope trace("setup: waiting for the device");
-        timed(&timings.device_wait, [&] {
-          wait_for_device();
-          if (reserved.valid()) reserved.get();
-        });
-      }
-      const TraceScope trace("setup: back end made and set up");
-      near = make_near_field_backend(choice.backend);
-      ops = std::make_unique<Operators>(p);
-      const PointsRef targets = points.targets();
-      NearFieldProblem problem = make_near_field_problem(
-          tree, plan, points.src.x, points.src.y, targets.x, targets.y);
-      problem.field = opt.field;
-      problem.threads = threads;
-      problem.gpu_memory = opt.gpu_memory;
-      problem.chunk_targets = opt.chunk_targets;
-      near->setup(problem);
-    });
-    fill_stats(p);
-    // The tree keeps the coordinates in its order; the caller's order was for the set-up only
-    // (copies when scaled or merged: 16 bytes a point, 32 with separate targets).
-    points.release_coordinates();
+  }
+
+  // The back end made and set up on the tree's near lists (taking the reserved buffers), and the
+  // far field's operators.
+  void set_up_near_field(int p) {
+    const TraceScope trace("setup: back end made and set up");
+    near = make_near_field_backend(choice.backend);
+    ops = std::make_unique<Operators>(p);
+    const PointsRef targets = points.targets();
+    NearFieldProblem problem =
+        make_near_field_problem(tree, plan, points.src.x, points.src.y, targets.x, targets.y);
+    problem.field = opt.field;
+    problem.threads = threads;
+    problem.gpu_memory = opt.gpu_memory;
+    problem.chunk_targets = opt.chunk_targets;
+    near->setup(problem);
   }
 
   // The cost model's constants for this machine, back end, threads, p and field: from the cache,
@@ -286,6 +285,7 @@ struct Solver::Impl {
       throw InvalidInput("terms must be in 1.." + std::to_string(kMaxTerms) +
                          " (0 = from eps), got " + std::to_string(opt.terms));
     if (opt.terms == 0) terms_for_eps(opt.eps);  // throws for eps outside (0, 1)
+    parse_tree_kind(opt.tree);                   // throws for an unknown tree
     if (opt.threads < 0)
       throw InvalidInput("threads must be >= 1 (0 = default), got " + std::to_string(opt.threads));
     // An unknown back-end name fails here, before any work (making it throws, naming the valid
@@ -308,8 +308,8 @@ struct Solver::Impl {
     stats.terms = p;
   }
 
+  // One evaluation: the near field beside the far field, their sum in caller order.
   void evaluate(const double* caller_q, double* phi, double* fx, double* fy) {
-    const std::size_t ns = tree.n_sources(), nt = tree.n_targets();
     check_finite_charges(caller_q, points.caller_sources);
     if (!phi) throw InvalidInput("no potential output given");
     if (opt.field && (!fx || !fy)) throw InvalidInput("field requested but no field output given");
@@ -322,90 +322,82 @@ struct Solver::Impl {
     // (and its threads wait on the device sleeping: blocking synchronisation). Every team of the
     // evaluation has this size (team_size says why).
     const bool device = near->runs_on_device();
-    const int threads = device ? std::max(1, this->threads - 1) : this->threads;
+    const int team = device ? std::max(1, threads - 1) : threads;
     // The tree's charges: merged sources carry the sum of theirs.
-    const double* q = merged_charges(points, caller_q, &q_merged, threads);
+    const double* q = merged_charges(points, caller_q, &q_merged, team);
 
-    // Placed: the team's threads on cores 0..threads-1 of the placement, a resident back end's
-    // device thread on the cores after them; the caller's thread gets its own mask back after.
-    std::optional<CallerMask> caller_mask;
-    const bool placed = places_threads(device);
-    stats.threads_placed = placed;
-    if (placed) caller_mask.emplace();
-
-    // Near field (P2P): the back end writes the caller-order outputs. A device back end runs on
-    // its own host thread while the CPU computes the far field; the far field is added after.
-    // That thread starts before the caller is pinned (a thread inherits its creator's mask, and
-    // one born on the caller's pinned core would wait for a time slice there). A resident back
-    // end's host work on it is single-threaded copies (1e7 charges in and potentials out): left
-    // free to run on the team's cores, it holds a team thread back at the barriers (unpinned, the
-    // far field of 1e7 points took 180-187 ms per evaluation on the H100 host, 90-110 pinned;
-    // docs/auto.md). The others (indexing, repetition) run OpenMP loops on it and keep the
-    // caller's mask.
-    NearFieldTimings nt_times;
-    auto near_field = [&] { timed(&t.near, [&] { near->evaluate(q, phi, fx, fy, &nt_times); }); };
-    std::future<void> pending;
-    if (device) {
-      const bool pin_device = placed && backend_is_resident(choice.backend);
-      pending = std::async(std::launch::async, [&, pin_device] {
-        if (pin_device) placement.pin_rest(threads);
-        near_field();
-      });
-    }
-    if (placed) placement.pin_team(threads);
-    if (!device) near_field();
-
-    // Far field, in tree order, added to the near field at the end.
-    const int L = tree.levels;
-    timed(&t.far, [&] {
-      q_tree.resize(ns);
-      far_phi.resize(nt);
-      parallel_fill(far_phi.data(), nt, 0.0, threads);
-      if (opt.field) {
-        far_ex.resize(nt);
-        far_ey.resize(nt);
-        parallel_fill(far_ex.data(), nt, 0.0, threads);
-        parallel_fill(far_ey.data(), nt, 0.0, threads);
-      }
-      double* ex = opt.field ? far_ex.data() : nullptr;
-      double* ey = opt.field ? far_ey.data() : nullptr;
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (std::size_t j = 0; j < ns; ++j) q_tree[j] = q[tree.src_index[j]];
-      exp.reset(tree, ops->p, threads);
-
-      // Upward pass, the interaction lists (V by M2L, X by P2L), downward pass, W by M2P.
-      timed(&t.p2m, [&] { P2M(tree, *ops, q_tree.data(), &exp, threads); });
-      timed(&t.m2m, [&] {
-        for (int l = L - 1; l >= 3; --l) M2M(tree, *ops, l, &exp, threads);
-      });
-      timed(&t.m2l, [&] { M2L(tree, plan, *ops, 3, L, &exp, threads); });
-      timed(&t.p2l, [&] { P2L(tree, plan, *ops, q_tree.data(), &exp, threads); });
-      timed(&t.l2l, [&] {
-        for (int l = 4; l <= L; ++l) L2L(tree, *ops, l, &exp, threads);
-      });
-      timed(&t.l2p, [&] { L2P(tree, *ops, exp, far_phi.data(), ex, ey, threads); });
-      timed(&t.m2p, [&] { M2P(tree, plan, *ops, exp, far_phi.data(), ex, ey, threads); });
-    });
-    if (pending.valid()) pending.get();  // rethrows the back end's error, if any
-    t.near_collect = nt_times.collect;
-    t.near_transfer = nt_times.transfer;
-    t.near_kernel = nt_times.kernel;
-    t.near_return = nt_times.ret;
-    stats.device_memory = std::max(stats.device_memory, nt_times.device_bytes);
-    timed(&t.far, [&] {
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (std::size_t i = 0; i < nt; ++i) {
-        const std::int64_t to = tree.tgt_index()[i];
-        phi[to] += far_phi[i];
-        if (opt.field) {
-          fx[to] += far_ex[i];
-          fy[to] += far_ey[i];
-        }
-      }
-    });
+    // Near field (P2P): the back end writes the caller-order outputs; the far field is added
+    // after.
+    stats.threads_placed = places_threads(device);
+    NearFieldTimings near_times;
+    EvaluationThreads run(placement, team, stats.threads_placed, device,
+                          backend_is_resident(choice.backend));
+    run.start_near_field(
+        [&] { timed(&t.near, [&] { near->evaluate(q, phi, fx, fy, &near_times); }); });
+    timed(&t.far, [&] { far_field(q, team); });
+    run.join();  // rethrows the back end's error, if any
+    t.near_collect = near_times.collect;
+    t.near_transfer = near_times.transfer;
+    t.near_kernel = near_times.kernel;
+    t.near_return = near_times.ret;
+    stats.device_memory = std::max(stats.device_memory, near_times.device_bytes);
+    timed(&t.far, [&] { add_far_field(phi, fx, fy, team); });
     // Back from scaled coordinates (only when the extent needed it): + log S per paired charge.
-    unscale(points, q, phi, opt.field ? fx : nullptr, opt.field ? fy : nullptr, threads);
+    unscale(points, q, phi, opt.field ? fx : nullptr, opt.field ? fy : nullptr, team);
     t.total = now_seconds() - t0;
+  }
+
+  // The far field in tree order: the upward pass, the interaction lists (V by M2L, X by P2L), the
+  // downward pass, the W lists by M2P (docs/math.md, sections 3 and 4).
+  void far_field(const double* q, int team) {
+    Timings& t = timings;
+    const int L = tree.levels;
+    clear_far_outputs(q, team);
+    double* ex = opt.field ? far_ex.data() : nullptr;
+    double* ey = opt.field ? far_ey.data() : nullptr;
+    timed(&t.p2m, [&] { P2M(tree, *ops, q_tree.data(), &exp, team); });
+    timed(&t.m2m, [&] {
+      for (int l = L - 1; l >= 3; --l) M2M(tree, *ops, l, &exp, team);
+    });
+    timed(&t.m2l, [&] { M2L(tree, plan, *ops, 3, L, &exp, team); });
+    timed(&t.p2l, [&] { P2L(tree, plan, *ops, q_tree.data(), &exp, team); });
+    timed(&t.l2l, [&] {
+      for (int l = 4; l <= L; ++l) L2L(tree, *ops, l, &exp, team);
+    });
+    timed(&t.l2p, [&] { L2P(tree, *ops, exp, far_phi.data(), ex, ey, team); });
+    timed(&t.m2p, [&] { M2P(tree, plan, *ops, exp, far_phi.data(), ex, ey, team); });
+  }
+
+  // The far field's inputs and outputs for this evaluation: the charges in tree order, the
+  // outputs and the expansions zeroed.
+  void clear_far_outputs(const double* q, int team) {
+    const std::size_t ns = tree.n_sources(), nt = tree.n_targets();
+    q_tree.resize(ns);
+    far_phi.resize(nt);
+    parallel_fill(far_phi.data(), nt, 0.0, team);
+    if (opt.field) {
+      far_ex.resize(nt);
+      far_ey.resize(nt);
+      parallel_fill(far_ex.data(), nt, 0.0, team);
+      parallel_fill(far_ey.data(), nt, 0.0, team);
+    }
+#pragma omp parallel for num_threads(team) schedule(static)
+    for (std::size_t j = 0; j < ns; ++j) q_tree[j] = q[tree.src_index[j]];
+    exp.reset(tree, ops->p, team);
+  }
+
+  // The far field added to the near field's caller-order outputs.
+  void add_far_field(double* phi, double* fx, double* fy, int team) const {
+    const std::size_t nt = tree.n_targets();
+#pragma omp parallel for num_threads(team) schedule(static)
+    for (std::size_t i = 0; i < nt; ++i) {
+      const std::int64_t to = tree.tgt_index()[i];
+      phi[to] += far_phi[i];
+      if (opt.field) {
+        fx[to] += far_ex[i];
+        fy[to] += far_ey[i];
+      }
+    }
   }
 };
 

@@ -9,6 +9,7 @@
 
 #include "mlfma2d/io.hpp"
 #include "nearfield/backend.hpp"
+#include "solver/points.hpp"
 #include "tree/plan.hpp"
 #include "tree/tree.hpp"
 

@@ -1,4 +1,4 @@
-// Auto-selection by the papers' model (mlfma2d/tuning.hpp): the choice over candidate times, and
+// Auto-selection by the papers' model (tuning/tuning.hpp): the choice over candidate times, and
 // the selection run end to end on a small geometry with the back ends available here.
 #include <gtest/gtest.h>
 
@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "mlfma2d/errors.hpp"
-#include "mlfma2d/model.hpp"
-#include "mlfma2d/tuning.hpp"
 #include "tests/test_util.hpp"
+#include "tuning/model.hpp"
+#include "tuning/tuning.hpp"
 
 namespace fs = std::filesystem;
 using namespace mlfma2d::tuning;

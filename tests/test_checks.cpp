@@ -21,7 +21,7 @@
 
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
-#include "mlfma2d/text.hpp"
+#include "runtime/text.hpp"
 #include "tests/test_util.hpp"
 
 extern char** environ;

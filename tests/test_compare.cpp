@@ -16,8 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "mlfma2d/mlfma2d.hpp"
-#include "mlfma2d/model.hpp"
 #include "tests/test_util.hpp"
+#include "tuning/model.hpp"
 
 namespace fs = std::filesystem;
 using namespace mlfma2d::testing;

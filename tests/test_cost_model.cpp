@@ -116,9 +116,8 @@ TEST(CostModel, ChoosesWithinAQuarterOfTheScansBest) {
       }
       ratio = mine / best;
       table = "chosen " + std::to_string(chosen.auto_choice().ct) + "/" +
-              std::to_string(chosen.auto_choice().level_offset) + " " +
-              std::to_string(1e3 * mine) + " ms (predicted " +
-              std::to_string(1e3 * chosen.auto_choice().predicted_seconds) +
+              std::to_string(chosen.auto_choice().level_offset) + " " + std::to_string(1e3 * mine) +
+              " ms (predicted " + std::to_string(1e3 * chosen.auto_choice().predicted_seconds) +
               " ms), the scan's best " + std::to_string(1e3 * best) + " ms; scan:" + t.str();
     }
     EXPECT_LE(ratio, 1.25) << table;
@@ -133,8 +132,8 @@ TEST(CostModel, TheCacheFileNamesTheVersion) {
             std::string("/some/where/calibration-") + version() + ".txt");
   ::unsetenv("MLFMA2D_CACHE_DIR");
   ::setenv("XDG_CACHE_HOME", "/xdg", 1);
-  EXPECT_EQ(default_calibration_cache(), std::string("/xdg/mlfma2d/calibration-") + version() +
-                                             ".txt");
+  EXPECT_EQ(default_calibration_cache(),
+            std::string("/xdg/mlfma2d/calibration-") + version() + ".txt");
 }
 
 TEST(CostModel, ConstantsAreMeasuredOnceAndAgainWhenTheMachineKeyChanges) {
@@ -154,8 +153,7 @@ TEST(CostModel, ConstantsAreMeasuredOnceAndAgainWhenTheMachineKeyChanges) {
   {
     Solver second(p.x, p.y, o);  // cached
     EXPECT_EQ(second.auto_choice().calibration_seconds, 0);
-    EXPECT_NE(second.auto_choice().calibration.find("constants from " + cache),
-              std::string::npos);
+    EXPECT_NE(second.auto_choice().calibration.find("constants from " + cache), std::string::npos);
   }
   // Another device (the key's first field): its line does not serve this machine.
   std::string other = stored;

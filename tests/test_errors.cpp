@@ -24,7 +24,7 @@
 
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
-#include "mlfma2d/text.hpp"
+#include "runtime/text.hpp"
 #include "tests/h5_writer.hpp"
 #include "tests/test_util.hpp"
 

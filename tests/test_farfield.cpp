@@ -4,7 +4,8 @@
 #include <cmath>
 
 #include "farfield/expansions.hpp"
-#include "nearfield/pair.hpp"
+#include "kernel/pair.hpp"
+#include "solver/points.hpp"
 #include "tests/test_util.hpp"
 
 namespace mlfma2d {

@@ -12,7 +12,9 @@
 namespace mlfma2d {
 namespace {
 
-bool have_gpu(std::string* why) { return near_field_backend_available("indexing", why); }
+bool have_gpu(std::string* why) {
+  return near_field_backend_available("indexing", why);
+}
 
 struct FaultInjection {
   FaultInjection() { ::setenv("MLFMA2D_FAULT_INJECT", "kernel-launch", 1); }
@@ -47,8 +49,8 @@ TEST(GpuErrors, CudaErrorMidRunExitsWith4AndWritesNothing) {
   write_points(in, testing::make_points("uniform", 3000));
   fs::remove(out);
   const std::string cmd = std::string("MLFMA2D_FAULT_INJECT=kernel-launch ") + MLFMA2D_APP +
-                          " --input " + in + " --backend indexing --output " + out +
-                          " --quiet > " + dir + "/gpu_err.txt 2>&1";
+                          " --input " + in + " --backend indexing --output " + out + " --quiet > " +
+                          dir + "/gpu_err.txt 2>&1";
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 4);

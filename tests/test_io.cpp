@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "mlfma2d/io.hpp"
-#include "mlfma2d/text.hpp"
+#include "runtime/text.hpp"
 #include "tests/h5_writer.hpp"
 #include "tests/test_util.hpp"
 

@@ -1,4 +1,4 @@
-// The papers' performance model (mlfma2d/model.hpp): each equation on a hand example, the quality
+// The papers' performance model (tuning/model.hpp): each equation on a hand example, the quality
 // measures, the sweep CSV round trip, and the fit recovering known coefficients from synthetic
 // sweep data.
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "mlfma2d/errors.hpp"
-#include "mlfma2d/model.hpp"
 #include "tests/test_util.hpp"
+#include "tuning/model.hpp"
 
 namespace fs = std::filesystem;
 using namespace mlfma2d::tuning;

@@ -15,8 +15,8 @@
 #endif
 
 #include "nearfield/backend.hpp"
+#include "runtime/placement.hpp"
 #include "tests/test_util.hpp"
-#include "tree/placement.hpp"
 
 namespace mlfma2d {
 namespace {

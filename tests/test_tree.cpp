@@ -10,10 +10,11 @@
 #include <random>
 #include <set>
 
+#include "runtime/parallel_sort.hpp"
+#include "runtime/threads.hpp"
+#include "solver/points.hpp"
 #include "tests/test_util.hpp"
-#include "tree/parallel_sort.hpp"
 #include "tree/plan.hpp"
-#include "tree/threads.hpp"
 #include "tree/tree.hpp"
 
 namespace mlfma2d {

@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "mlfma2d/mlfma2d.hpp"
-#include "tree/threads.hpp"
+#include "runtime/threads.hpp"
 
 namespace mlfma2d {
 

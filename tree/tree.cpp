@@ -8,8 +8,8 @@
 
 #include "mlfma2d/errors.hpp"
 #include "mlfma2d/mlfma2d.hpp"
-#include "tree/parallel_sort.hpp"
-#include "tree/threads.hpp"
+#include "runtime/parallel_sort.hpp"
+#include "runtime/threads.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -372,48 +372,6 @@ void Tree::centre_index(int l, std::size_t b, double* hx, double* hy) const {
   *hy = double(c.iy) + 0.5;
 }
 
-void check_points(const std::vector<double>& x, const std::vector<double>& y,
-                  const std::vector<double>& tx, const std::vector<double>& ty) {
-  if (x.size() != y.size())
-    throw InvalidInput("source x and y have different lengths (" + std::to_string(x.size()) +
-                       " and " + std::to_string(y.size()) + ")");
-  if (tx.size() != ty.size())
-    throw InvalidInput("target x and y have different lengths (" + std::to_string(tx.size()) +
-                       " and " + std::to_string(ty.size()) + ")");
-  if (x.empty()) throw InvalidInput("no sources: at least one source point is needed");
-  check_finite_points(x, y, "source");
-  check_finite_points(tx, ty, "target");
-}
-
-void check_finite_points(const std::vector<double>& x, const std::vector<double>& y,
-                         const char* what) {
-  // In parallel whether any is not finite; then the first such point, for the message.
-  const std::int64_t n = std::int64_t(x.size());
-  bool bad = false;
-#pragma omp parallel for num_threads(team_size(0, n)) schedule(static) reduction(|| : bad)
-  for (std::int64_t i = 0; i < n; ++i) bad = bad || !(std::isfinite(x[i]) && std::isfinite(y[i]));
-  if (!bad) return;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (std::isfinite(x[i]) && std::isfinite(y[i])) continue;
-    std::ostringstream m;
-    m << what << " " << i << " has a non-finite coordinate (" << x[i] << ", " << y[i] << ")";
-    throw InvalidInput(m.str());
-  }
-}
-
-void check_finite_charges(const double* q, std::size_t n) {
-  for (std::size_t j = 0; j < n; ++j)
-    if (!std::isfinite(q[j])) throw InvalidInput("charge " + std::to_string(j) + " is not finite");
-}
-
-TreePoints sort_tree_points(const std::vector<double>& x, const std::vector<double>& y,
-                            const std::vector<double>& tx, const std::vector<double>& ty,
-                            int threads) {
-  check_points(x, y, tx, ty);
-  return sort_tree_points(PointsRef{x.data(), y.data(), x.size()},
-                          PointsRef{tx.data(), ty.data(), tx.size()}, threads);
-}
-
 TreePoints sort_tree_points(PointsRef sources, PointsRef targets, int threads) {
   TreePoints pts;
   pts.self = targets.n == 0;
@@ -559,16 +517,6 @@ void attach_points(Tree* tree, TreePoints&& points) {
   tree->src_index = std::move(pts.sources.index);
   tree->sx = std::move(pts.sources.x);
   tree->sy = std::move(pts.sources.y);
-}
-
-Tree build_tree(const std::vector<double>& x, const std::vector<double>& y,
-                const std::vector<double>& tx, const std::vector<double>& ty, int ct,
-                int level_offset, std::string* warning, int threads, TreeKind kind) {
-  if (ct < 1) throw InvalidInput("clustering threshold CT must be >= 1, got " + std::to_string(ct));
-  TreePoints pts = sort_tree_points(x, y, tx, ty, threads);
-  Tree tree = grow_tree(pts, ct, level_offset, kind, warning, threads);
-  attach_points(&tree, std::move(pts));
-  return tree;
 }
 
 }  // namespace mlfma2d

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tree/parallel_sort.hpp"
+#include "runtime/parallel_sort.hpp"
 
 namespace mlfma2d {
 
@@ -128,17 +128,6 @@ struct TreePoints {
   std::vector<std::int64_t> shared_cells;  ///< as Tree::shared_cells
 };
 
-/// Throws InvalidInput for sources and targets whose x and y lengths differ, no sources, or a
-/// non-finite coordinate (naming the point).
-void check_points(const std::vector<double>& x, const std::vector<double>& y,
-                  const std::vector<double>& tx, const std::vector<double>& ty);
-/// Throws InvalidInput naming the first point with a coordinate that is not finite: "source 7
-/// has a non-finite coordinate (nan, 0.3)" (`what` = "source" or "target"; equal lengths).
-void check_finite_points(const std::vector<double>& x, const std::vector<double>& y,
-                         const char* what);
-/// Throws InvalidInput naming the first charge that is not finite: "charge 1 is not finite".
-void check_finite_charges(const double* q, std::size_t n);
-
 /// \brief n points as two borrowed coordinate arrays.
 struct PointsRef {
   const double* x = nullptr;
@@ -146,15 +135,10 @@ struct PointsRef {
   std::size_t n = 0;
 };
 
-/// The root box and the sorted points, of checked points (check_points): at least one source,
+/// The root box and the sorted points, of checked points (check_points, solver/points.hpp): at
+/// least one source,
 /// finite coordinates. Targets with n = 0: self-evaluation.
 TreePoints sort_tree_points(PointsRef sources, PointsRef targets, int threads);
-/// The same of vectors, check_points first: InvalidInput for lengths that differ, no sources, or
-/// non-finite coordinates.
-TreePoints sort_tree_points(const std::vector<double>& x, const std::vector<double>& y,
-                            const std::vector<double>& tx, const std::vector<double>& ty,
-                            int threads);
-
 /// The tree's shape on sorted points: its levels, leaves, t and D, without the points (a Tree
 /// whose coordinate and permutation arrays are empty: enough for a plan's counts). Throws
 /// InvalidInput for bad ct or an offset past the root or the deepest level. Sets `warning` (if
@@ -165,11 +149,5 @@ Tree grow_tree(const TreePoints& points, int ct, int level_offset, TreeKind kind
 /// Moves the sorted points into a tree grown on them; what the tree does not keep (the keys) is
 /// freed. `points` is empty after.
 void attach_points(Tree* tree, TreePoints&& points);
-
-/// Build the tree: sort_tree_points, grow_tree, attach_points.
-Tree build_tree(const std::vector<double>& x, const std::vector<double>& y,
-                const std::vector<double>& tx, const std::vector<double>& ty, int ct,
-                int level_offset, std::string* warning, int threads,
-                TreeKind kind = TreeKind::Uniform);
 
 }  // namespace mlfma2d

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <ostream>
 
-#include "mlfma2d/model.hpp"
-#include "mlfma2d/text.hpp"
-#include "mlfma2d/tuning.hpp"
+#include "runtime/text.hpp"
+#include "tuning/model.hpp"
+#include "tuning/tuning.hpp"
 
 namespace mlfma2d::tuning {
 
@@ -81,7 +81,7 @@ AutoSelection auto_select(const PointSet& points, const Options& options,
       c.note = "no time model for '" + b + "' in " + request.model_path;
     } else {
       c.near_seconds = model.time_models.at(b).predict(double(f.n_targets), double(f.near_pairs),
-                                                        double(f.leaf_boxes));
+                                                       double(f.leaf_boxes));
       c.total_seconds = c.near_seconds;
       c.note = "near field predicted by the time model";
     }
@@ -119,8 +119,8 @@ AutoSelection auto_select(const PointSet& points, const Options& options,
   if (model.speedup_fitted) {
     // For information: paper 1's eq. 27 for this tree, with the fitted coefficients.
     const TreeFigures t{double(f.n_targets), double(f.t), f.D, f.levels, f.ct};
-    reason += format(" (paper 1 eq. 27 predicts %s %.3gx as fast as %s here)",
-                     kRestructuredBackend, x_overall_model(t, model.paper1), kBaselineBackend);
+    reason += format(" (paper 1 eq. 27 predicts %s %.3gx as fast as %s here)", kRestructuredBackend,
+                     x_overall_model(t, model.paper1), kBaselineBackend);
   }
   sel.reason = reason;
   sel.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

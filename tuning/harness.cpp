@@ -6,37 +6,35 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "mlfma2d/tuning.hpp"
 #include "nearfield/backend.hpp"
-#include "nearfield/cuda/cuda_common.hpp"
+#include "nearfield/device.hpp"
+#include "runtime/timer.hpp"
+#include "solver/points.hpp"
 #include "tree/figures.hpp"
 #include "tree/plan.hpp"
-#include "tree/timer.hpp"
 #include "tree/tree.hpp"
+#include "tuning/tuning.hpp"
 
 namespace mlfma2d::tuning {
 
 std::string device_name() {
-#ifdef MLFMA2D_WITH_CUDA
-  if (cuda_device_count(nullptr) > 0) return cuda::device_name();
-#endif
-  return "none";
+  const std::string name = device::name();
+  return name.empty() ? "none" : name;
 }
 
 std::string gpu_unavailable() {
-#ifdef MLFMA2D_WITH_CUDA
+  if (!device::compiled())
+    return "this build has no GPU back ends (configure with a CUDA compiler, "
+           "MLFMA2D_WITH_CUDA=ON)";
   static const std::string why = [] {
     std::string reason;
-    if (cuda_device_count(&reason) > 0) return std::string();
+    if (device::usable(&reason)) return std::string();
     // The CUDA message's own words, without the call and the error's name.
     const auto colon = reason.rfind(": ");
     return "no GPU was found (" + (colon == std::string::npos ? reason : reason.substr(colon + 2)) +
            ")";
   }();
   return why;
-#else
-  return "this build has no GPU back ends (configure with a CUDA compiler, MLFMA2D_WITH_CUDA=ON)";
-#endif
 }
 
 namespace {

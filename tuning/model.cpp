@@ -1,4 +1,4 @@
-#include "mlfma2d/model.hpp"
+#include "tuning/model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +17,7 @@
 
 #include "io/io_internal.hpp"
 #include "mlfma2d/errors.hpp"
-#include "mlfma2d/text.hpp"
+#include "runtime/text.hpp"
 
 namespace mlfma2d::tuning {
 

@@ -25,7 +25,8 @@ class IoError : public Error {
   using Error::Error;
 };
 
-/// \brief A back end that is unknown, not compiled in, or has no device to run on (CLI exit code 2).
+/// \brief A back end that is unknown, not compiled in, or has no device to run on (CLI exit code
+/// 2).
 class BackendUnavailable : public Error {
  public:
   using Error::Error;

@@ -3,11 +3,11 @@
 // the sum runs 4 sources at a time through glibc's vector log (libmvec); otherwise scalar.
 #include <vector>
 
+#include "kernel/pair.hpp"
+#include "kernel/vector_log.hpp"
 #include "nearfield/backend.hpp"
-#include "nearfield/pair.hpp"
-#include "tree/threads.hpp"
-#include "tree/timer.hpp"
-#include "tree/vector_log.hpp"
+#include "runtime/threads.hpp"
+#include "runtime/timer.hpp"
 
 namespace mlfma2d {
 namespace {

@@ -1,0 +1,108 @@
+// The CUDA back end 'shared': the geometry resident on the device from setup() on, so an
+// evaluation moves only the charges in (n_sources doubles) and the caller-order results out:
+//   collect  -- caller charges into pinned memory (host) + the gather to tree order (GPU)
+//   transfer -- charges host to device
+//   kernel   -- the pair sums (one block per group of leaves, shared.hpp)
+//   return   -- results device to host + pinned to the caller's arrays
+// GPU phases are timed with CUDA events, host phases with the wall clock.
+#include <memory>
+#include <optional>
+
+#include "nearfield/backend.hpp"
+#include "nearfield/cuda/common/backend_util.hpp"
+#include "nearfield/cuda/common/charge_io.hpp"
+#include "nearfield/cuda/common/cuda_common.hpp"
+#include "nearfield/cuda/shared/shared.hpp"
+#include "runtime/threads.hpp"
+#include "runtime/trace.hpp"
+
+namespace mlfma2d {
+
+namespace {
+
+class SharedBackend final : public cuda::CudaBackend {
+ private:
+  // Everything of one geometry; replaced whole by the next setup().
+  struct State {
+    cuda::ResidentState r;
+    cuda::SharedArrays arrays;  // the kernel's arguments: pointers into r.arrays
+  };
+
+  void prepare() override {
+    const NearFieldProblem& p = problem();
+    s_ = State();  // release the buffers of a previous geometry first
+    cuda::check_int32_points(p, who());
+    std::optional<TraceScope> trace(std::in_place, "shared: layout");
+    cuda::SharedLayout l = cuda::shared_layout(p, cuda::kSharedBlock, cuda::kSharedTile);
+    const std::size_t ns = p.n_sources, nt = p.n_targets;
+    // Slot arrays: target coordinates in slot order and each slot's caller index.
+    Array<double> slot_x(nt), slot_y(nt);
+    Array<std::int32_t> slot_out(nt);
+    const auto n_slots = static_cast<std::int64_t>(nt);
+#pragma omp parallel for schedule(static) num_threads(team_size(p.threads))
+    for (std::int64_t s = 0; s < n_slots; ++s) {
+      const std::int32_t i = l.slot_tgt[s];
+      slot_x[s] = p.tx[i];
+      slot_y[s] = p.ty[i];
+      slot_out[s] = static_cast<std::int32_t>(p.tgt_index[i]);
+    }
+    l.slot_tgt = {};
+
+    const std::size_t need = cuda::ChargeIo::bytes(p) + 16 * ns + 16 * nt + 8 * nt +
+                             8 * (l.group_slot.size() + l.union_begin.size() + l.union_end.size()) +
+                             l.group_dense.size() + 4 * l.union_src.size() + 8 * l.leaf_seg.size() +
+                             4 * l.leaf_n.size() + 4 * l.seg.size();
+    const std::size_t budget = cuda::device_budget(p);
+    if (need > budget)
+      cuda::throw_too_small(who() + "the geometry kept on the device needs", need, budget);
+
+    trace.reset();
+    s_.r.setup(p, [&](const cuda::Stream& s, cuda::ResidentArrays& r) {
+      cuda::SharedArrays& a = s_.arrays;
+      a.sx = r.upload(p.sx, ns, s);
+      a.sy = r.upload(p.sy, ns, s);
+      a.q = s_.r.io.q_tree();
+      a.group_slot = r.upload(l.group_slot, s);
+      a.union_begin = r.upload(l.union_begin, s);
+      a.union_end = r.upload(l.union_end, s);
+      a.group_dense = r.upload(l.group_dense, s);
+      a.union_src = r.upload(l.union_src, s);
+      a.slot_x = r.upload(slot_x, s);
+      a.slot_y = r.upload(slot_y, s);
+      a.slot_out = r.upload(slot_out, s);
+      a.slot_leaf = r.upload(l.slot_leaf, s);
+      a.leaf_seg = r.upload(l.leaf_seg, s);
+      a.leaf_n = r.upload(l.leaf_n, s);
+      a.seg = r.upload(l.seg, s);
+      a.groups = l.groups();
+    });
+  }
+
+  Figures figures() const override {
+    return {s_.r.device_bytes(), 1, s_.r.stream.get()};
+  }
+
+  void pipeline(const double* q, double* potential, double* fx, double* fy,
+                NearFieldTimings* tm) override {
+    cuda::ResidentState& r = s_.r;
+    const cuda::Stream& s = *r.stream;
+    r.io.charges_in(q, s, r.transfer.get(), r.gather.get(), tm);
+    r.kernel->start(s);
+    cuda::launch_shared(s_.arrays, r.io.out(), problem().field, s.handle());
+    r.kernel->stop(s);
+    r.io.results_to_caller(s, r.ret.get(), potential, fx, fy, tm);
+    tm->transfer += r.transfer->seconds();  // complete: the results are back
+    tm->collect += r.gather->seconds();
+    tm->kernel += r.kernel->seconds();
+  }
+
+  State s_;
+};
+
+}  // namespace
+
+std::unique_ptr<NearFieldBackend> make_shared_backend() {
+  return std::make_unique<SharedBackend>();
+}
+
+}  // namespace mlfma2d

@@ -1,0 +1,42 @@
+#pragma once
+// The CUDA device as the registry and the tools ask for it, in plain C++. A CUDA build defines
+// these in nearfield/cuda/common/device.cpp, a build without CUDA in nearfield/no_cuda.cpp (the
+// CUDA back ends' factories there too), so that no file outside nearfield/cuda/ asks which build
+// it is in.
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace mlfma2d {
+
+class NearFieldBackend;
+
+namespace device {
+
+/// Whether this build has the CUDA back ends.
+bool compiled();
+/// Whether a CUDA device can be used here; when not, `why` (if not null) gets the driver's
+/// reason ("" in a build without CUDA). Asked once per process: the answer does not change, and
+/// the driver's complaint is said once.
+bool usable(std::string* why);
+/// Starts the CUDA runtime's context on the current device (cuda::start_runtime). Throws
+/// CudaError; without CUDA it does nothing.
+void start_runtime();
+/// "NVIDIA H100 80GB HBM3 (sm_90)", or "" when no device can be asked.
+std::string name();
+/// A resident back end's pinned charge buffers for these counts, made ahead of its set-up
+/// (cuda::ChargeIo::reserve). Throws what the allocation throws.
+void reserve_charge_buffers(std::size_t n_sources, std::size_t n_targets, bool field);
+/// Frees the reserved buffers nobody took.
+void release_reserved() noexcept;
+
+}  // namespace device
+
+// The CUDA back ends' factories, one per folder under nearfield/cuda/ (without CUDA: never
+// called, since the registry finds no device; they throw BackendUnavailable).
+std::unique_ptr<NearFieldBackend> make_indexing_backend();
+std::unique_ptr<NearFieldBackend> make_repetition_backend();
+std::unique_ptr<NearFieldBackend> make_shared_backend();
+std::unique_ptr<NearFieldBackend> make_repetition_gpu_backend();
+
+}  // namespace mlfma2d
