@@ -23,185 +23,6 @@ constexpr double kSide = 1e-9;
 // Panels of one piece at most from the gap rule.
 constexpr double kMaxGapPanels = 20000;
 
-// Angle difference a - b brought into [0, 2 pi).
-double wrap(double a) {
-  a = std::fmod(a, 2 * kPi);
-  return a < 0 ? a + 2 * kPi : a;
-}
-
-}  // namespace
-
-Curve::Curve(double ax_, double ay_, double bx_, double by_, double bulge_)
-    : ax(ax_), ay(ay_), bx(bx_), by(by_), bulge(bulge_) {
-  if (bulge == 0) return;
-  const double dx = bx - ax, dy = by - ay, c = std::hypot(dx, dy);
-  sweep = 4 * std::atan(bulge);
-  // Signed distance from the chord's midpoint to the centre along the chord's left normal.
-  const double d = c * (1 - bulge * bulge) / (4 * bulge);
-  cx = 0.5 * (ax + bx) - dy / c * d;
-  cy = 0.5 * (ay + by) + dx / c * d;
-  r = c * (1 + bulge * bulge) / (4 * std::abs(bulge));
-  a0 = std::atan2(ay - cy, ax - cx);
-}
-
-double Curve::length() const {
-  return arc() ? r * std::abs(sweep) : std::hypot(bx - ax, by - ay);
-}
-
-void Curve::at(double t, double* x, double* y) const {
-  if (t == 0 || t == 1) {  // the ends exactly, so that neighbours share them
-    *x = t == 0 ? ax : bx;
-    *y = t == 0 ? ay : by;
-    return;
-  }
-  if (!arc()) {
-    *x = ax + (bx - ax) * t;
-    *y = ay + (by - ay) * t;
-    return;
-  }
-  const double a = a0 + t * sweep;
-  *x = cx + r * std::cos(a);
-  *y = cy + r * std::sin(a);
-}
-
-void Curve::tangent(double t, double* tx, double* ty) const {
-  if (!arc()) {
-    const double l = std::hypot(bx - ax, by - ay);
-    *tx = (bx - ax) / l;
-    *ty = (by - ay) / l;
-    return;
-  }
-  const double a = a0 + t * sweep, s = sweep > 0 ? 1.0 : -1.0;
-  *tx = -s * std::sin(a);
-  *ty = s * std::cos(a);
-}
-
-double Curve::distance(double x, double y) const {
-  if (!arc()) {
-    const double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
-    const double t = std::clamp(((x - ax) * dx + (y - ay) * dy) / l2, 0.0, 1.0);
-    return std::hypot(x - (ax + t * dx), y - (ay + t * dy));
-  }
-  const double phi = std::atan2(y - cy, x - cx);
-  const double off = sweep > 0 ? wrap(phi - a0) : wrap(a0 - phi);
-  if (off <= std::abs(sweep)) return std::abs(std::hypot(x - cx, y - cy) - r);
-  return std::min(std::hypot(x - ax, y - ay), std::hypot(x - bx, y - by));
-}
-
-void Curve::box(double* xmin, double* xmax, double* ymin, double* ymax) const {
-  *xmin = std::min(ax, bx);
-  *xmax = std::max(ax, bx);
-  *ymin = std::min(ay, by);
-  *ymax = std::max(ay, by);
-  if (!arc()) return;
-  for (int k = 0; k < 4; ++k) {  // the axis extremes the arc passes
-    const double a = k * kPi / 2;
-    const double off = sweep > 0 ? wrap(a - a0) : wrap(a0 - a);
-    if (off > std::abs(sweep)) continue;
-    const double x = cx + r * std::cos(a), y = cy + r * std::sin(a);
-    *xmin = std::min(*xmin, x);
-    *xmax = std::max(*xmax, x);
-    *ymin = std::min(*ymin, y);
-    *ymax = std::max(*ymax, y);
-  }
-}
-
-Curve Curve::part(double t0, double t1) const {
-  double x0, y0, x1, y1;
-  at(t0, &x0, &y0);
-  at(t1, &x1, &y1);
-  Curve c(x0, y0, x1, y1);
-  if (arc()) {  // the same circle, not one recomputed from the rounded ends
-    c.cx = cx;
-    c.cy = cy;
-    c.r = r;
-    c.a0 = a0 + t0 * sweep;
-    c.sweep = (t1 - t0) * sweep;
-    c.bulge = std::tan(c.sweep / 4);
-  }
-  return c;
-}
-
-namespace {
-
-// A dielectric region: its boundary, permittivity and area (the innermost of those containing a
-// point is the smallest).
-struct Region {
-  std::vector<Curve> curves;
-  double eps = 1, area = 0;
-  double xmin = 1e300, xmax = -1e300, ymin = 1e300, ymax = -1e300;
-
-  // Crossing number of the ray from (x, y) toward +x; arcs cut into pieces monotone in y.
-  bool contains(double x, double y) const {
-    if (x < xmin || x > xmax || y < ymin || y > ymax) return false;
-    bool inside = false;
-    // A part from height py to qy crossing the ray at x = xc (half-open in y: a shared vertex
-    // counts once).
-    auto cross = [&](double py, double qy, double xc) {
-      if ((py > y) != (qy > y) && xc > x) inside = !inside;
-    };
-    for (const Curve& c : curves) {
-      if (!c.arc()) {
-        if ((c.ay > y) != (c.by > y)) {
-          const double xc = c.ax + (y - c.ay) * (c.bx - c.ax) / (c.by - c.ay);
-          cross(c.ay, c.by, xc);
-        }
-        continue;
-      }
-      // Split at the angles pi/2 + k pi where y turns; each part keeps the sign of cos.
-      std::vector<double> cuts{0.0};
-      for (int k = -8; k <= 8; ++k) {
-        const double a = kPi / 2 + k * kPi, t = (a - c.a0) / c.sweep;
-        if (t > 0 && t < 1) cuts.push_back(t);
-      }
-      cuts.push_back(1.0);
-      std::sort(cuts.begin(), cuts.end());
-      for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
-        double px, py, qx, qy;
-        c.at(cuts[i], &px, &py);
-        c.at(cuts[i + 1], &qx, &qy);
-        if ((py > y) == (qy > y)) continue;
-        const double side = std::cos(c.a0 + 0.5 * (cuts[i] + cuts[i + 1]) * c.sweep) >= 0 ? 1 : -1;
-        const double s = std::clamp((y - c.cy) / c.r, -1.0, 1.0);
-        cross(py, qy, c.cx + side * c.r * std::sqrt(1 - s * s));
-      }
-    }
-    return inside;
-  }
-};
-
-std::vector<Curve> contour_curves(const Contours& c, std::size_t k, const Frame& f) {
-  const long long first = c.offsets[k], m = c.offsets[k + 1] - first;
-  const long long segments = c.closed[k] ? m : m - 1;
-  std::vector<Curve> out;
-  for (long long i = 0; i < segments; ++i) {
-    const long long p = first + i, q = first + (i + 1) % m;
-    out.emplace_back((c.x[p] - f.cx) / f.scale, (c.y[p] - f.cy) / f.scale,
-                     (c.x[q] - f.cx) / f.scale, (c.y[q] - f.cy) / f.scale,
-                     c.bulge.empty() ? 0.0 : c.bulge[p]);
-  }
-  return out;
-}
-
-Region make_region(std::vector<Curve> curves, double eps) {
-  Region r;
-  r.eps = eps;
-  double area = 0;
-  for (const Curve& c : curves) {
-    area += 0.5 * (c.ax * c.by - c.bx * c.ay);                             // the chord
-    if (c.arc()) area += 0.5 * c.r * c.r * (c.sweep - std::sin(c.sweep));  // and the cap
-    double x0, x1, y0, y1;
-    c.box(&x0, &x1, &y0, &y1);
-    r.xmin = std::min(r.xmin, x0);
-    r.xmax = std::max(r.xmax, x1);
-    r.ymin = std::min(r.ymin, y0);
-    r.ymax = std::max(r.ymax, y1);
-  }
-  r.area = std::abs(area);
-  r.curves = std::move(curves);
-  return r;
-}
-
 // Position along a piece, t in [0, 1] -> [0, 1], clustered toward graded ends with exponent q:
 // both ends 0.5 (2t)^q mirrored, one end t^q, none t.
 double grade(double t, bool at_start, bool at_end, double q) {
@@ -373,46 +194,42 @@ std::vector<double> gaps(const std::vector<Piece>& pieces) {
   return gap;
 }
 
-}  // namespace
-
-PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level, bool vacuum) {
-  PanelSet ps;
-  ps.conductors = c.conductors();
-  ps.background = vacuum ? 1.0 : o.eps_r;
-  // The frame: the box of every curve (arcs bulge past their vertices).
-  {
-    Frame unit;
-    double xmin = 1e300, xmax = -1e300, ymin = 1e300, ymax = -1e300;
-    for (std::size_t k = 0; k < c.contours(); ++k) {
-      for (const Curve& s : contour_curves(c, k, unit)) {
-        double a, b, d, e;
-        s.box(&a, &b, &d, &e);
-        xmin = std::min(xmin, a);
-        xmax = std::max(xmax, b);
-        ymin = std::min(ymin, d);
-        ymax = std::max(ymax, e);
-      }
-    }
-    ps.frame.cx = 0.5 * (xmin + xmax);
-    ps.frame.cy = 0.5 * (ymin + ymax);
-    ps.frame.scale = std::max(xmax - xmin, ymax - ymin);  // > 0: segments have length
-  }
-  const Frame& f = ps.frame;
-  ps.mirror = o.ground_plane;
-  ps.mirror_y = (o.ground_plane_y - f.cy) / f.scale;
-
-  std::vector<std::vector<Curve>> curves(c.contours());
-  std::vector<int> use(c.contours());
-  std::vector<Region> regions;
-  std::vector<int> region_of(c.contours(), -1);
+// The frame: the box of every curve (arcs bulge past their vertices).
+Frame frame_of(const Contours& c) {
+  const Frame unit;
+  double xmin = 1e300, xmax = -1e300, ymin = 1e300, ymax = -1e300;
   for (std::size_t k = 0; k < c.contours(); ++k) {
-    curves[k] = contour_curves(c, k, f);
-    const bool region = c.conductor[k] == kDielectric;
-    use[k] = !(region && vacuum);
-    if (region && !vacuum) {
-      region_of[k] = static_cast<int>(regions.size());
-      regions.push_back(make_region(curves[k], c.eps_r[k]));
+    for (const Curve& s : contour_curves(c, k, unit)) {
+      double a, b, d, e;
+      s.box(&a, &b, &d, &e);
+      xmin = std::min(xmin, a);
+      xmax = std::max(xmax, b);
+      ymin = std::min(ymin, d);
+      ymax = std::max(ymax, e);
     }
+  }
+  Frame f;
+  f.cx = 0.5 * (xmin + xmax);
+  f.cy = 0.5 * (ymin + ymax);
+  f.scale = std::max(xmax - xmin, ymax - ymin);  // > 0: segments have length
+  return f;
+}
+
+// The contours' pieces that carry panels, with the permittivity on both sides. Region pieces
+// along a conductor, the plane or an earlier region's boundary are no (new) interface; then each
+// piece's sides, and a region piece with equal sides is none either. `use[k]`: contour k is
+// discretised; `dropped_contour[k]`: a piece of it was dropped (its panels no longer close).
+std::vector<Piece> sided_pieces(const Contours& c, const PanelSet& ps, bool vacuum,
+                                double corner_angle, std::vector<int>* use,
+                                std::vector<char>* dropped_contour) {
+  std::vector<std::vector<Curve>> curves(c.contours());
+  std::vector<Region> regions;
+  use->assign(c.contours(), 1);
+  for (std::size_t k = 0; k < c.contours(); ++k) {
+    curves[k] = contour_curves(c, k, ps.frame);
+    const bool region = c.conductor[k] == kDielectric;
+    (*use)[k] = !(region && vacuum);
+    if (region && !vacuum) regions.push_back(make_region(curves[k], c.eps_r[k]));
   }
   auto eps_at = [&](double x, double y) {
     double eps = ps.background, area = 1e300;
@@ -426,14 +243,12 @@ PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level,
   };
 
   std::vector<Piece> all;
-  cut_segments(c, curves, use, &all, o.corner_angle);
-  // Region pieces along a conductor, the plane or an earlier region's boundary are no (new)
-  // interface; then each piece's sides, and a region piece with equal sides is none either.
+  cut_segments(c, curves, *use, &all, corner_angle);
   std::vector<const Piece*> conductor_pieces;
   for (const Piece& p : all) {
     if (c.conductor[p.contour] != kDielectric) conductor_pieces.push_back(&p);
   }
-  std::vector<char> dropped_contour(c.contours(), 0);
+  dropped_contour->assign(c.contours(), 0);
   std::vector<Piece> pieces;
   std::vector<const Piece*> earlier_regions;
   for (std::size_t e = 0; e < all.size(); ++e) {
@@ -456,29 +271,32 @@ PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level,
       }
       earlier_regions.push_back(&all[e]);
       if (drop) {
-        dropped_contour[p.contour] = 1;
+        (*dropped_contour)[p.contour] = 1;
         continue;
       }
     }
     p.eps_left = eps_at(mx - kSide * ty, my + kSide * tx);
     p.eps_right = eps_at(mx + kSide * ty, my - kSide * tx);
     if (c.conductor[p.contour] == kDielectric && p.eps_left == p.eps_right) {
-      dropped_contour[p.contour] = 1;
+      (*dropped_contour)[p.contour] = 1;
       continue;
     }
     pieces.push_back(p);
   }
+  return pieces;
+}
 
-  // Panel counts: the given total or size, or the default (4096 shared by length, at least 8 on
-  // a piece with a graded end, panels at most half the gap to the nearest other contour); then
-  // times 2^level.
+// Panel counts: the given total or size, or the default (4096 shared by length, at least 8 on
+// a piece with a graded end, panels at most half the gap to the nearest other contour); then
+// times 2^level.
+std::vector<std::size_t> panel_counts(const std::vector<Piece>& pieces,
+                                      const ElectrostaticOptions& o, const Frame& f, int level) {
   const std::size_t m = pieces.size();
   std::vector<double> length(m);
   double perimeter = 0;
   for (std::size_t e = 0; e < m; ++e) {
     length[e] = pieces[e].c.length();
     perimeter += length[e];
-    ps.graded = ps.graded || pieces[e].graded_start || pieces[e].graded_end;
   }
   std::vector<std::size_t> count(m, 1);
   if (o.panel_size > 0) {
@@ -529,76 +347,103 @@ PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level,
     throw InvalidInput(std::to_string(n_total) + " panels is more than the " +
                        std::to_string(kMaxPanels) + " supported");
   }
+  return count;
+}
 
+// The index of the circle arc piece g lies on in ps.circles, added when new (pieces of one circle
+// share it: a full circle is two arcs); -1 for a straight piece.
+int circle_of(const Piece& g, PanelSet* ps) {
+  if (!g.c.arc()) return -1;
+  for (std::size_t k = 0; k < ps->circles.size(); ++k) {
+    const auto& q = ps->circles[k];
+    if (std::abs(q[0] - g.c.cx) <= kTouch && std::abs(q[1] - g.c.cy) <= kTouch &&
+        std::abs(q[2] - g.c.r) <= kTouch)
+      return static_cast<int>(k);
+  }
+  ps->circles.push_back({g.c.cx, g.c.cy, g.c.r});
+  return static_cast<int>(ps->circles.size() - 1);
+}
+
+// Piece g's n panels, graded toward its graded ends, appended to ps.
+void add_panels(const Contours& c, const Piece& g, std::size_t n, double grading, PanelSet* ps) {
+  // Cap the exponent so the smallest panel keeps kSmallestPanel of its piece: n^-q >= it.
+  const double q =
+      n > 1 ? std::min(grading, std::log(1 / kSmallestPanel) / std::log(double(n))) : 1.0;
+  double px = g.c.ax, py = g.c.ay, pt = 0;
+  for (std::size_t i = 1; i <= n; ++i) {
+    double qx, qy;
+    const double qt =
+        i < n ? grade(double(i) / double(n), g.graded_start, g.graded_end, std::max(1.0, q)) : 1.0;
+    g.c.at(qt, &qx, &qy);
+    ps->seg.push_back({px, py, qx, qy});
+    // On an arc the collocation point is on the arc, not the chord: the chord's midpoint lies
+    // h^2 / (8 r) inside, which the interfaces' normal field would turn into a first-order
+    // error (docs/solve.md).
+    double mx = 0.5 * (px + qx), my = 0.5 * (py + qy);
+    if (g.c.arc()) g.c.at(0.5 * (pt + qt), &mx, &my);
+    ps->xm.push_back(mx);
+    ps->ym.push_back(my);
+    pt = qt;
+    ps->contour.push_back(g.contour);
+    ps->conductor.push_back(c.conductor[g.contour]);
+    ps->eps_left.push_back(g.eps_left);
+    ps->eps_right.push_back(g.eps_right);
+    px = qx;
+    py = qy;
+  }
+  ps->contour_start[g.contour + 1] = ps->seg.size();
+  ps->circle.resize(ps->seg.size(), circle_of(g, ps));
+  if (c.conductor[g.contour] == kDielectric) ps->interfaces = true;
+  if (c.conductor[g.contour] != kDielectric && g.eps_left != g.eps_right) ps->two_sided = true;
+}
+
+// Lengths, normals and the perimeter of the panels made.
+void finish_panels(PanelSet* ps) {
+  const std::size_t n = ps->seg.size();
+  for (auto* v : {&ps->h, &ps->nx, &ps->ny}) v->resize(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const Segment& s = ps->seg[j];
+    ps->h[j] = std::hypot(s.x1 - s.x0, s.y1 - s.y0);
+    if (!(ps->h[j] > 0)) {
+      throw InvalidInput("contour " + std::to_string(ps->contour[j]) +
+                         ": a panel has zero length (the segment is too short for its panels " +
+                         "at double precision; use fewer panels)");
+    }
+    ps->nx[j] = -(s.y1 - s.y0) / ps->h[j];
+    ps->ny[j] = (s.x1 - s.x0) / ps->h[j];
+    ps->perimeter += ps->h[j];
+  }
+}
+
+}  // namespace
+
+PanelSet discretise(const Contours& c, const ElectrostaticOptions& o, int level, bool vacuum) {
+  PanelSet ps;
+  ps.conductors = c.conductors();
+  ps.background = vacuum ? 1.0 : o.eps_r;
+  ps.frame = frame_of(c);
+  ps.mirror = o.ground_plane;
+  ps.mirror_y = (o.ground_plane_y - ps.frame.cy) / ps.frame.scale;
+  std::vector<int> use;
+  std::vector<char> dropped_contour;
+  const std::vector<Piece> pieces =
+      sided_pieces(c, ps, vacuum, o.corner_angle, &use, &dropped_contour);
+  for (const Piece& p : pieces) ps.graded = ps.graded || p.graded_start || p.graded_end;
+  const std::vector<std::size_t> count = panel_counts(pieces, o, ps.frame, level);
+
+  std::size_t n_total = 0;
+  for (std::size_t e : count) n_total += e;
   ps.seg.reserve(n_total);
   ps.contour_start.assign(c.contours() + 1, 0);
   for (std::size_t k = 0; k < c.contours(); ++k) {
     ps.closed.push_back(c.closed[k] != 0 && !dropped_contour[k] && use[k]);
   }
-  for (std::size_t e = 0; e < m; ++e) {
-    const Piece& g = pieces[e];
-    const std::size_t n = count[e];
-    // Cap the exponent so the smallest panel keeps kSmallestPanel of its piece: n^-q >= it.
-    const double q =
-        n > 1 ? std::min(o.grading, std::log(1 / kSmallestPanel) / std::log(double(n))) : 1.0;
-    double px = g.c.ax, py = g.c.ay, pt = 0;
-    for (std::size_t i = 1; i <= n; ++i) {
-      double qx, qy;
-      const double qt =
-          i < n ? grade(double(i) / double(n), g.graded_start, g.graded_end, std::max(1.0, q))
-                : 1.0;
-      g.c.at(qt, &qx, &qy);
-      ps.seg.push_back({px, py, qx, qy});
-      // On an arc the collocation point is on the arc, not the chord: the chord's midpoint lies
-      // h^2 / (8 r) inside, which the interfaces' normal field would turn into a first-order
-      // error (docs/solve.md).
-      double mx = 0.5 * (px + qx), my = 0.5 * (py + qy);
-      if (g.c.arc()) g.c.at(0.5 * (pt + qt), &mx, &my);
-      ps.xm.push_back(mx);
-      ps.ym.push_back(my);
-      pt = qt;
-      ps.contour.push_back(g.contour);
-      ps.conductor.push_back(c.conductor[g.contour]);
-      ps.eps_left.push_back(g.eps_left);
-      ps.eps_right.push_back(g.eps_right);
-      px = qx;
-      py = qy;
-    }
-    ps.contour_start[g.contour + 1] = ps.seg.size();
-    int circle = -1;
-    if (g.c.arc()) {  // pieces of one circle share it (a full circle is two arcs)
-      for (std::size_t k = 0; k < ps.circles.size() && circle < 0; ++k) {
-        const auto& q = ps.circles[k];
-        if (std::abs(q[0] - g.c.cx) <= kTouch && std::abs(q[1] - g.c.cy) <= kTouch &&
-            std::abs(q[2] - g.c.r) <= kTouch)
-          circle = static_cast<int>(k);
-      }
-      if (circle < 0) {
-        circle = static_cast<int>(ps.circles.size());
-        ps.circles.push_back({g.c.cx, g.c.cy, g.c.r});
-      }
-    }
-    ps.circle.resize(ps.seg.size(), circle);
-    if (c.conductor[g.contour] == kDielectric) ps.interfaces = true;
-    if (c.conductor[g.contour] != kDielectric && g.eps_left != g.eps_right) ps.two_sided = true;
-  }
+  for (std::size_t e = 0; e < pieces.size(); ++e)
+    add_panels(c, pieces[e], count[e], o.grading, &ps);
   for (std::size_t k = 1; k <= c.contours(); ++k) {
     ps.contour_start[k] = std::max(ps.contour_start[k], ps.contour_start[k - 1]);
   }
-  const std::size_t n = ps.seg.size();
-  for (auto* v : {&ps.h, &ps.nx, &ps.ny}) v->resize(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    const Segment& s = ps.seg[j];
-    ps.h[j] = std::hypot(s.x1 - s.x0, s.y1 - s.y0);
-    if (!(ps.h[j] > 0)) {
-      throw InvalidInput("contour " + std::to_string(ps.contour[j]) +
-                         ": a panel has zero length (the segment is too short for its panels " +
-                         "at double precision; use fewer panels)");
-    }
-    ps.nx[j] = -(s.y1 - s.y0) / ps.h[j];
-    ps.ny[j] = (s.x1 - s.x0) / ps.h[j];
-    ps.perimeter += ps.h[j];
-  }
+  finish_panels(&ps);
   return ps;
 }
 

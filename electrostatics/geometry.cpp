@@ -201,9 +201,8 @@ void check_crossings(const Contours& c) {
   }
 }
 
-}  // namespace
-
-void validate(const Contours& c, double ground_plane_y) {
+// The arrays' lengths and the offsets agree with the contour count.
+void check_arrays(const Contours& c) {
   const std::size_t n = c.contours();
   if (n == 0) throw InvalidInput("contours: there is no contour");
   if (c.x.size() != c.y.size()) {
@@ -218,8 +217,7 @@ void validate(const Contours& c, double ground_plane_y) {
     throw InvalidInput("contours: conductor has " + str(c.conductor.size()) +
                        " entries but there are " + str(n) + " contours");
   }
-  const bool regions = c.has_dielectrics();
-  if (regions && c.eps_r.size() != n) {
+  if (c.has_dielectrics() && c.eps_r.size() != n) {
     throw InvalidInput("contours: eps_r has " + str(c.eps_r.size()) + " entries but there are " +
                        str(n) + " contours (dielectric regions need their permittivity)");
   }
@@ -239,68 +237,76 @@ void validate(const Contours& c, double ground_plane_y) {
                          " is less than offsets[" + str(k) + "] = " + str(c.offsets[k]));
     }
   }
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::string name = "contour " + str(k);
-    if (c.closed[k] != 0 && c.closed[k] != 1) {
-      throw InvalidInput(name + ": closed is " + str(c.closed[k]) + ", expected 0 or 1");
+}
+
+// Contour k: its flags, conductor number or region permittivity, bulges, vertex count, finite
+// vertices and segments of non-zero length.
+void check_contour(const Contours& c, std::size_t k) {
+  const std::size_t n = c.contours();
+  const std::string name = "contour " + str(k);
+  if (c.closed[k] != 0 && c.closed[k] != 1) {
+    throw InvalidInput(name + ": closed is " + str(c.closed[k]) + ", expected 0 or 1");
+  }
+  const bool region = c.conductor[k] == kDielectric;
+  if (!region && (c.conductor[k] < 0 || c.conductor[k] >= static_cast<long long>(n))) {
+    throw InvalidInput(name + ": conductor is " + str(c.conductor[k]) + ", expected 0.." +
+                       str(n - 1) + " (every conductor needs a contour), or -1 for the " +
+                       "boundary of a dielectric region");
+  }
+  if (region) {
+    if (!c.closed[k]) {
+      throw InvalidInput(name + " bounds a dielectric region but is not closed: a region's " +
+                         "boundary must be a closed contour");
     }
-    const bool region = c.conductor[k] == kDielectric;
-    if (!region && (c.conductor[k] < 0 || c.conductor[k] >= static_cast<long long>(n))) {
-      throw InvalidInput(name + ": conductor is " + str(c.conductor[k]) + ", expected 0.." +
-                         str(n - 1) + " (every conductor needs a contour), or -1 for the " +
-                         "boundary of a dielectric region");
+    if (!(std::isfinite(c.eps_r[k]) && c.eps_r[k] > 0)) {
+      throw InvalidInput(name + ": eps_r = " + es::num(c.eps_r[k]) +
+                         ": a dielectric region's relative permittivity must be > 0");
     }
-    if (region) {
-      if (!c.closed[k]) {
-        throw InvalidInput(name + " bounds a dielectric region but is not closed: a region's " +
-                           "boundary must be a closed contour");
-      }
-      if (!(std::isfinite(c.eps_r[k]) && c.eps_r[k] > 0)) {
-        throw InvalidInput(name + ": eps_r = " + es::num(c.eps_r[k]) +
-                           ": a dielectric region's relative permittivity must be > 0");
-      }
+  }
+  const long long first = c.offsets[k], m = c.offsets[k + 1] - first;
+  bool arcs = false;
+  for (long long i = 0; i < m && !c.bulge.empty(); ++i) {
+    const double b = c.bulge[first + i];
+    if (!(std::isfinite(b) && std::abs(b) <= 1e3)) {
+      throw InvalidInput(name + ", vertex " + str(i) + ": bulge = " + es::num(b) +
+                         ", expected a finite value of magnitude <= 1000");
     }
-    const long long first = c.offsets[k], m = c.offsets[k + 1] - first;
-    bool arcs = false;
-    for (long long i = 0; i < m && !c.bulge.empty(); ++i) {
-      const double b = c.bulge[first + i];
-      if (!(std::isfinite(b) && std::abs(b) <= 1e3)) {
-        throw InvalidInput(name + ", vertex " + str(i) + ": bulge = " + es::num(b) +
-                           ", expected a finite value of magnitude <= 1000");
-      }
-      if (c.closed[k] || i + 1 < m) arcs = arcs || b != 0;
-    }
-    if (!c.closed[k] && m < 2) {
-      throw InvalidInput(name + " is open with " + str(m) + " vertex" + (m == 1 ? "" : "es") +
-                         ": an open contour needs at least 2");
-    }
-    if (c.closed[k] && m < (arcs ? 2 : 3)) {
-      throw InvalidInput(name + " is closed with " + str(m) + " vertices: a closed contour " +
-                         "needs at least 3 (2 when its segments are arcs)");
-    }
-    for (long long i = 0; i < m; ++i) {
-      for (const auto* v : {&c.x, &c.y}) {
-        const double value = (*v)[first + i];
-        if (!std::isfinite(value)) {
-          throw InvalidInput(name + ", vertex " + str(i) + ": " + (v == &c.x ? "x" : "y") + " is " +
-                             (std::isnan(value) ? "NaN" : "infinite"));
-        }
-      }
-    }
-    const long long segments = c.closed[k] ? m : m - 1;
-    for (long long i = 0; i < segments; ++i) {
-      const long long p = first + i, q = first + (i + 1) % m;
-      if (c.x[p] == c.x[q] && c.y[p] == c.y[q]) {
-        if (i == m - 1) {
-          throw InvalidInput(name + ": the closing segment has zero length (vertex " + str(m - 1) +
-                             " repeats vertex 0; a closed contour must not repeat " +
-                             "its first vertex)");
-        }
-        throw InvalidInput(name + ": segment " + str(i) + " has zero length (vertices " + str(i) +
-                           " and " + str(i + 1) + " coincide)");
+    if (c.closed[k] || i + 1 < m) arcs = arcs || b != 0;
+  }
+  if (!c.closed[k] && m < 2) {
+    throw InvalidInput(name + " is open with " + str(m) + " vertex" + (m == 1 ? "" : "es") +
+                       ": an open contour needs at least 2");
+  }
+  if (c.closed[k] && m < (arcs ? 2 : 3)) {
+    throw InvalidInput(name + " is closed with " + str(m) + " vertices: a closed contour " +
+                       "needs at least 3 (2 when its segments are arcs)");
+  }
+  for (long long i = 0; i < m; ++i) {
+    for (const auto* v : {&c.x, &c.y}) {
+      const double value = (*v)[first + i];
+      if (!std::isfinite(value)) {
+        throw InvalidInput(name + ", vertex " + str(i) + ": " + (v == &c.x ? "x" : "y") + " is " +
+                           (std::isnan(value) ? "NaN" : "infinite"));
       }
     }
   }
+  const long long segments = c.closed[k] ? m : m - 1;
+  for (long long i = 0; i < segments; ++i) {
+    const long long p = first + i, q = first + (i + 1) % m;
+    if (c.x[p] == c.x[q] && c.y[p] == c.y[q]) {
+      if (i == m - 1) {
+        throw InvalidInput(name + ": the closing segment has zero length (vertex " + str(m - 1) +
+                           " repeats vertex 0; a closed contour must not repeat " +
+                           "its first vertex)");
+      }
+      throw InvalidInput(name + ": segment " + str(i) + " has zero length (vertices " + str(i) +
+                         " and " + str(i + 1) + " coincide)");
+    }
+  }
+}
+
+// Conductors numbered 0..K-1 without gaps.
+void check_conductor_numbers(const Contours& c) {
   if (c.conductors() == 0) throw InvalidInput("contours: there is no conductor");
   std::vector<char> used(c.conductors(), 0);
   for (int k : c.conductor) {
@@ -312,33 +318,43 @@ void validate(const Contours& c, double ground_plane_y) {
                          "numbered 0.." + str(used.size() - 1) + " without gaps)");
     }
   }
-  if (std::isfinite(ground_plane_y)) {
-    // Metal fills y < y0: a conductor there or on the plane is part of the ground.
-    for (std::size_t k = 0; k < n; ++k) {
-      const long long first = c.offsets[k], m = c.offsets[k + 1] - first;
-      const long long segments = c.closed[k] ? m : m - 1;
-      double ymin = 1e300;
-      for (long long i = 0; i < std::max(1LL, segments); ++i) {
-        const long long p = first + i, q = first + (i + 1) % m;
-        const es::Curve s(c.x[p], c.y[p], c.x[q], c.y[q], c.bulge.empty() ? 0.0 : c.bulge[p]);
-        double x0, x1, y0, y1;
-        s.box(&x0, &x1, &y0, &y1);
-        ymin = std::min(ymin, y0);
-      }
-      const std::string name = "contour " + str(k);
-      if (c.conductor[k] != kDielectric && ymin <= ground_plane_y) {
-        throw InvalidInput(name + " (conductor " + str(c.conductor[k]) + ") reaches y = " +
-                           es::num(ymin) + " m, " + (ymin < ground_plane_y ? "inside" : "on") +
-                           " the metal of the ground plane y = " + es::num(ground_plane_y) +
-                           " m: conductors must lie above it");
-      }
-      if (c.conductor[k] == kDielectric && ymin < ground_plane_y) {
-        throw InvalidInput(name + " (a dielectric region) reaches y = " + es::num(ymin) +
-                           " m, below the ground plane y = " + es::num(ground_plane_y) +
-                           " m (metal fills that half-plane)");
-      }
+}
+
+// Metal fills y < y0: a conductor there or on the plane is part of the ground.
+void check_above_ground_plane(const Contours& c, double ground_plane_y) {
+  for (std::size_t k = 0; k < c.contours(); ++k) {
+    const long long first = c.offsets[k], m = c.offsets[k + 1] - first;
+    const long long segments = c.closed[k] ? m : m - 1;
+    double ymin = 1e300;
+    for (long long i = 0; i < std::max(1LL, segments); ++i) {
+      const long long p = first + i, q = first + (i + 1) % m;
+      const es::Curve s(c.x[p], c.y[p], c.x[q], c.y[q], c.bulge.empty() ? 0.0 : c.bulge[p]);
+      double x0, x1, y0, y1;
+      s.box(&x0, &x1, &y0, &y1);
+      ymin = std::min(ymin, y0);
+    }
+    const std::string name = "contour " + str(k);
+    if (c.conductor[k] != kDielectric && ymin <= ground_plane_y) {
+      throw InvalidInput(name + " (conductor " + str(c.conductor[k]) + ") reaches y = " +
+                         es::num(ymin) + " m, " + (ymin < ground_plane_y ? "inside" : "on") +
+                         " the metal of the ground plane y = " + es::num(ground_plane_y) +
+                         " m: conductors must lie above it");
+    }
+    if (c.conductor[k] == kDielectric && ymin < ground_plane_y) {
+      throw InvalidInput(name + " (a dielectric region) reaches y = " + es::num(ymin) +
+                         " m, below the ground plane y = " + es::num(ground_plane_y) +
+                         " m (metal fills that half-plane)");
     }
   }
+}
+
+}  // namespace
+
+void validate(const Contours& c, double ground_plane_y) {
+  check_arrays(c);
+  for (std::size_t k = 0; k < c.contours(); ++k) check_contour(c, k);
+  check_conductor_numbers(c);
+  if (std::isfinite(ground_plane_y)) check_above_ground_plane(c, ground_plane_y);
   check_crossings(c);
 }
 

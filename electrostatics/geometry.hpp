@@ -46,6 +46,22 @@ struct Curve {
   Curve part(double t0, double t1) const;
 };
 
+/// \brief A dielectric region: its boundary, permittivity and area (the innermost of those
+/// containing a point is the smallest).
+struct Region {
+  std::vector<Curve> curves;
+  double eps = 1, area = 0;
+  double xmin = 1e300, xmax = -1e300, ymin = 1e300, ymax = -1e300;
+
+  /// Crossing number of the ray from (x, y) toward +x; arcs cut into pieces monotone in y.
+  bool contains(double x, double y) const;
+};
+
+/// Contour k's segments as curves, normalised by the frame f.
+std::vector<Curve> contour_curves(const Contours& c, std::size_t k, const Frame& f);
+/// The region bounded by a closed contour's curves, with permittivity eps.
+Region make_region(std::vector<Curve> curves, double eps);
+
 /// \brief The panels in normalised coordinates, contour after contour, in contour order.
 struct PanelSet {
   Frame frame;

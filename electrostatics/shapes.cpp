@@ -1,4 +1,4 @@
-// Generated contour geometries and the closed forms they are checked against (DESIGN.md 8).
+// Generated contour geometries and the closed forms they are checked against (docs/math.md).
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -210,125 +210,174 @@ MicrostripFormula hammerstad_jensen(double w, double h, double eps_r) {
   return out;
 }
 
+namespace {
+
+// One builder per shape: checks the parameters it uses, adds the contours.
+using Builder = void (*)(const std::string& shape, const ContourShape& p, Contours* c);
+
+void require_vertices(const std::string& shape, const ContourShape& p) {
+  require(p.vertices >= 3 && p.vertices <= 100000000, shape,
+          "vertices = " + std::to_string(p.vertices) + ": expected 3..1e8 per circle");
+  require_positive(shape, "a", p.a);
+}
+
+void make_coax(const std::string& shape, const ContourShape& p, Contours* c) {
+  require_vertices(shape, p);
+  require_positive(shape, "b", p.b);
+  require(p.a < p.b, shape, "the inner radius a must be less than the outer radius b");
+  const double e = shape == "coax" ? 0.0 : p.e;
+  require(std::isfinite(e) && e >= 0 && e < p.b - p.a, shape,
+          "offset e = " + num(e) + " m: expected 0 <= e < b - a");
+  add_circle(c, 0, 0, p.b, p.vertices, 0);  // the shield: conductor 0
+  add_circle(c, e, 0, p.a, p.vertices, 1);
+}
+
+void make_two_wire(const std::string& shape, const ContourShape& p, Contours* c) {
+  require_vertices(shape, p);
+  require(std::isfinite(p.d) && p.d > 2 * p.a, shape,
+          "centre distance d = " + num(p.d) + " m: expected d > 2a");
+  add_circle(c, -0.5 * p.d, 0, p.a, p.vertices, 0);
+  add_circle(c, 0.5 * p.d, 0, p.a, p.vertices, 1);
+}
+
+void make_strip(const std::string& shape, const ContourShape& p, Contours* c) {
+  require_positive(shape, "w", p.w);
+  add_strip(c, -0.5 * p.w, 0.5 * p.w, 0, 0);
+}
+
+void make_microstrip(const std::string& shape, const ContourShape& p, Contours* c) {
+  require_positive(shape, "w", p.w);
+  require_positive(shape, "h", p.h);
+  require_positive(shape, "s", p.s);
+  require_positive(shape, "ground", p.ground);
+  add_strip(c, -0.5 * p.ground, 0.5 * p.ground, 0, 0);
+  add_strip(c, -0.5 * p.s - p.w, -0.5 * p.s, p.h, 1);
+  add_strip(c, 0.5 * p.s, 0.5 * p.s + p.w, p.h, 2);
+}
+
+void make_rectangle(const std::string& shape, const ContourShape& p, Contours* c) {
+  require_positive(shape, "w", p.w);
+  require_positive(shape, "h", p.h);
+  const double x = 0.5 * p.w, y = 0.5 * p.h;
+  c->add({-x, x, x, -x}, {-y, -y, y, y}, true, 0);
+}
+
+void make_microstrip_line(const std::string& shape, const ContourShape& p, Contours* c) {
+  require_substrate(shape, p);
+  const double half = substrate_half_width(shape, p, p.w);
+  add_trace(c, -0.5 * p.w, 0.5 * p.w, p.h, p.t, 0);
+  add_substrate(c, half, p.h, p.eps_r);
+}
+
+void make_coupled_microstrip(const std::string& shape, const ContourShape& p, Contours* c) {
+  require_substrate(shape, p);
+  require_positive(shape, "s", p.s);
+  const double half = substrate_half_width(shape, p, 2 * p.w + p.s);
+  add_trace(c, -0.5 * p.s - p.w, -0.5 * p.s, p.h, p.t, 0);
+  add_trace(c, 0.5 * p.s, 0.5 * p.s + p.w, p.h, p.t, 1);
+  add_substrate(c, half, p.h, p.eps_r);
+}
+
+void make_cpwg(const std::string& shape, const ContourShape& p, Contours* c) {
+  require_substrate(shape, p);
+  require_positive(shape, "s", p.s);
+  const double half = substrate_half_width(shape, p, p.w + 2 * p.s);
+  // The coplanar grounds reach the substrate's edges (its corner vertices, the same doubles).
+  add_trace(c, -half, -0.5 * p.w - p.s, p.h, p.t, 0);
+  add_trace(c, 0.5 * p.w + p.s, half, p.h, p.t, 0);
+  add_trace(c, -0.5 * p.w, 0.5 * p.w, p.h, p.t, 1);
+  add_substrate(c, half, p.h, p.eps_r);
+}
+
+void make_coated_wire(const std::string& shape, const ContourShape& p, Contours* c) {
+  require_positive(shape, "a", p.a);
+  require(std::isfinite(p.r1) && p.r1 > p.a, shape,
+          "r1 = " + num(p.r1) + " m: expected > a (the coating's outer radius)");
+  require(std::isfinite(p.h) && p.h > p.r1, shape,
+          "h = " + num(p.h) + " m: expected > r1 (the coating must not touch the plane)");
+  require_at_least_one(shape, "eps_r", p.eps_r);
+  add_arc_circle(c, 0, p.h, p.a, 0, 0);
+  add_arc_circle(c, 0, p.h, p.r1, kDielectric, p.eps_r);
+}
+
+void make_stripline(const std::string& shape, const ContourShape& p, Contours* c) {
+  require_positive(shape, "w", p.w);
+  require_positive(shape, "b", p.b);
+  require_thickness(shape, p.t);
+  require_at_least_one(shape, "eps_r", p.eps_r);
+  require(p.t < p.b, shape, "t = " + num(p.t) + " m: expected < b (the trace inside the box)");
+  require(std::isfinite(p.ground) && p.ground >= 0, shape,
+          "ground = " + num(p.ground) + " m: expected >= 0 (0: 10 b)");
+  const double half = p.ground > 0 ? 0.5 * p.ground : 5 * p.b;
+  require(half > 0.5 * p.w, shape,
+          "ground = " + num(p.ground) +
+              " m: the box must be wider than the trace (w = " + num(p.w) + " m)");
+  std::vector<double> x, y;
+  rectangle(-half, half, -0.5 * p.b, 0.5 * p.b, &x, &y);
+  c->add(x, y, true, 0);
+  if (p.t == 0) {
+    add_strip(c, -0.5 * p.w, 0.5 * p.w, 0, 1);
+  } else {
+    rectangle(-0.5 * p.w, 0.5 * p.w, -0.5 * p.t, 0.5 * p.t, &x, &y);
+    c->add(x, y, true, 1);
+  }
+}
+
+void make_coax_sleeve(const std::string& shape, const ContourShape& p, Contours* c) {
+  require_positive(shape, "a", p.a);
+  require(std::isfinite(p.b) && p.b > p.a, shape,
+          "b = " + num(p.b) + " m: expected > a (the shield around the wire)");
+  require(std::isfinite(p.r1) && p.r1 > p.a && p.r1 < p.b, shape,
+          "r1 = " + num(p.r1) + " m: expected between a = " + num(p.a) + " m and b = " + num(p.b) +
+              " m (the sleeve's outer radius)");
+  require_at_least_one(shape, "eps_r", p.eps_r);
+  add_arc_circle(c, 0, 0, p.b, 0, 0);
+  add_arc_circle(c, 0, 0, p.a, 1, 0);
+  add_arc_circle(c, 0, 0, p.r1, kDielectric, p.eps_r);
+}
+
+// The shapes, in the order they are listed: name, over a ground plane, builder.
+struct ShapeRow {
+  const char* name;
+  bool ground_plane;
+  Builder make;
+};
+constexpr ShapeRow kShapes[] = {
+    {"coax", false, make_coax},
+    {"eccentric-coax", false, make_coax},
+    {"two-wire", false, make_two_wire},
+    {"strip", false, make_strip},
+    {"microstrip", false, make_microstrip},
+    {"rectangle", false, make_rectangle},
+    {"microstrip-line", true, make_microstrip_line},
+    {"coupled-microstrip", true, make_coupled_microstrip},
+    {"cpwg", true, make_cpwg},
+    {"coated-wire", true, make_coated_wire},
+    {"stripline", false, make_stripline},
+    {"coax-sleeve", false, make_coax_sleeve},
+};
+
+const ShapeRow& find_shape(const std::string& shape) {
+  for (const ShapeRow& r : kShapes)
+    if (shape == r.name) return r;
+  unknown_shape(shape);
+}
+
+}  // namespace
+
 std::vector<std::string> contour_shapes() {
-  return {"coax",       "eccentric-coax", "two-wire",        "strip",
-          "microstrip", "rectangle",      "microstrip-line", "coupled-microstrip",
-          "cpwg",       "coated-wire",    "stripline",       "coax-sleeve"};
+  std::vector<std::string> names;
+  for (const ShapeRow& r : kShapes) names.emplace_back(r.name);
+  return names;
 }
 
 bool contour_shape_has_ground_plane(const std::string& shape) {
-  if (shape == "microstrip-line" || shape == "coupled-microstrip" || shape == "cpwg" ||
-      shape == "coated-wire") {
-    return true;
-  }
-  for (const std::string& s : contour_shapes()) {
-    if (s == shape) return false;
-  }
-  unknown_shape(shape);
+  return find_shape(shape).ground_plane;
 }
 
 Contours generate_contours(const std::string& shape, const ContourShape& p) {
   Contours c;
-  const bool circles = shape == "coax" || shape == "eccentric-coax" || shape == "two-wire";
-  if (circles) {
-    require(p.vertices >= 3 && p.vertices <= 100000000, shape,
-            "vertices = " + std::to_string(p.vertices) + ": expected 3..1e8 per circle");
-    require_positive(shape, "a", p.a);
-  }
-  if (shape == "coax" || shape == "eccentric-coax") {
-    require_positive(shape, "b", p.b);
-    require(p.a < p.b, shape, "the inner radius a must be less than the outer radius b");
-    const double e = shape == "coax" ? 0.0 : p.e;
-    require(std::isfinite(e) && e >= 0 && e < p.b - p.a, shape,
-            "offset e = " + num(e) + " m: expected 0 <= e < b - a");
-    add_circle(&c, 0, 0, p.b, p.vertices, 0);  // the shield: conductor 0
-    add_circle(&c, e, 0, p.a, p.vertices, 1);
-  } else if (shape == "two-wire") {
-    require(std::isfinite(p.d) && p.d > 2 * p.a, shape,
-            "centre distance d = " + num(p.d) + " m: expected d > 2a");
-    add_circle(&c, -0.5 * p.d, 0, p.a, p.vertices, 0);
-    add_circle(&c, 0.5 * p.d, 0, p.a, p.vertices, 1);
-  } else if (shape == "strip") {
-    require_positive(shape, "w", p.w);
-    add_strip(&c, -0.5 * p.w, 0.5 * p.w, 0, 0);
-  } else if (shape == "microstrip") {
-    require_positive(shape, "w", p.w);
-    require_positive(shape, "h", p.h);
-    require_positive(shape, "s", p.s);
-    require_positive(shape, "ground", p.ground);
-    add_strip(&c, -0.5 * p.ground, 0.5 * p.ground, 0, 0);
-    add_strip(&c, -0.5 * p.s - p.w, -0.5 * p.s, p.h, 1);
-    add_strip(&c, 0.5 * p.s, 0.5 * p.s + p.w, p.h, 2);
-  } else if (shape == "rectangle") {
-    require_positive(shape, "w", p.w);
-    require_positive(shape, "h", p.h);
-    const double x = 0.5 * p.w, y = 0.5 * p.h;
-    c.add({-x, x, x, -x}, {-y, -y, y, y}, true, 0);
-  } else if (shape == "microstrip-line") {
-    require_substrate(shape, p);
-    const double half = substrate_half_width(shape, p, p.w);
-    add_trace(&c, -0.5 * p.w, 0.5 * p.w, p.h, p.t, 0);
-    add_substrate(&c, half, p.h, p.eps_r);
-  } else if (shape == "coupled-microstrip") {
-    require_substrate(shape, p);
-    require_positive(shape, "s", p.s);
-    const double half = substrate_half_width(shape, p, 2 * p.w + p.s);
-    add_trace(&c, -0.5 * p.s - p.w, -0.5 * p.s, p.h, p.t, 0);
-    add_trace(&c, 0.5 * p.s, 0.5 * p.s + p.w, p.h, p.t, 1);
-    add_substrate(&c, half, p.h, p.eps_r);
-  } else if (shape == "cpwg") {
-    require_substrate(shape, p);
-    require_positive(shape, "s", p.s);
-    const double half = substrate_half_width(shape, p, p.w + 2 * p.s);
-    // The coplanar grounds reach the substrate's edges (its corner vertices, the same doubles).
-    add_trace(&c, -half, -0.5 * p.w - p.s, p.h, p.t, 0);
-    add_trace(&c, 0.5 * p.w + p.s, half, p.h, p.t, 0);
-    add_trace(&c, -0.5 * p.w, 0.5 * p.w, p.h, p.t, 1);
-    add_substrate(&c, half, p.h, p.eps_r);
-  } else if (shape == "coated-wire") {
-    require_positive(shape, "a", p.a);
-    require(std::isfinite(p.r1) && p.r1 > p.a, shape,
-            "r1 = " + num(p.r1) + " m: expected > a (the coating's outer radius)");
-    require(std::isfinite(p.h) && p.h > p.r1, shape,
-            "h = " + num(p.h) + " m: expected > r1 (the coating must not touch the plane)");
-    require_at_least_one(shape, "eps_r", p.eps_r);
-    add_arc_circle(&c, 0, p.h, p.a, 0, 0);
-    add_arc_circle(&c, 0, p.h, p.r1, kDielectric, p.eps_r);
-  } else if (shape == "stripline") {
-    require_positive(shape, "w", p.w);
-    require_positive(shape, "b", p.b);
-    require_thickness(shape, p.t);
-    require_at_least_one(shape, "eps_r", p.eps_r);
-    require(p.t < p.b, shape, "t = " + num(p.t) + " m: expected < b (the trace inside the box)");
-    require(std::isfinite(p.ground) && p.ground >= 0, shape,
-            "ground = " + num(p.ground) + " m: expected >= 0 (0: 10 b)");
-    const double half = p.ground > 0 ? 0.5 * p.ground : 5 * p.b;
-    require(half > 0.5 * p.w, shape,
-            "ground = " + num(p.ground) +
-                " m: the box must be wider than the trace (w = " + num(p.w) + " m)");
-    std::vector<double> x, y;
-    rectangle(-half, half, -0.5 * p.b, 0.5 * p.b, &x, &y);
-    c.add(x, y, true, 0);
-    if (p.t == 0) {
-      add_strip(&c, -0.5 * p.w, 0.5 * p.w, 0, 1);
-    } else {
-      rectangle(-0.5 * p.w, 0.5 * p.w, -0.5 * p.t, 0.5 * p.t, &x, &y);
-      c.add(x, y, true, 1);
-    }
-  } else if (shape == "coax-sleeve") {
-    require_positive(shape, "a", p.a);
-    require(std::isfinite(p.b) && p.b > p.a, shape,
-            "b = " + num(p.b) + " m: expected > a (the shield around the wire)");
-    require(std::isfinite(p.r1) && p.r1 > p.a && p.r1 < p.b, shape,
-            "r1 = " + num(p.r1) + " m: expected between a = " + num(p.a) +
-                " m and b = " + num(p.b) + " m (the sleeve's outer radius)");
-    require_at_least_one(shape, "eps_r", p.eps_r);
-    add_arc_circle(&c, 0, 0, p.b, 0, 0);
-    add_arc_circle(&c, 0, 0, p.a, 1, 0);
-    add_arc_circle(&c, 0, 0, p.r1, kDielectric, p.eps_r);
-  } else {
-    unknown_shape(shape);
-  }
+  find_shape(shape).make(shape, p, &c);
   return c;
 }
 

@@ -1,45 +1,25 @@
-// The electrostatic solve: the collocation system on one mesh, its right-hand sides, GMRES (or a
-// dense LU), the physical quantities, and the refinement to an accuracy target.
-//
-// Normalised units (x' = (x - centre) / L, L = the contours' extent). The unknown is the total
-// charge (free + polarisation) in vacuum, u = L sigma_t / (2 pi eps0) (volts), on every conductor
-// and interface panel; the potential is phi(x) = -(S u)(x') - log(L) T + c, S the single-layer
-// operator of operator.hpp (S - S* over a ground plane, where T = 0 and c = 0), T = sum h'_j u_j.
-// Rows (system_entry has them entry by entry):
-//   conductor panel i:   -(S u)_i + c'                         = V_i
-//   interface panel i:   pi u_i + lambda_i n_i . grad (S u)_i  = 0
-//   without ground plane: w sum_j h'_j u_j = w Q / (2 pi eps0 eps_b)  (the total; 0 for K >= 2)
-// c' = c - log(L) T. The charge row is weighted by w = sqrt(N) / perimeter' so that it counts like
-// the N rows above in ||b - A x||. The free charge density of a conductor panel (both faces):
-//   sigma_f = (2 pi eps0 / L) [(eps_l + eps_r) / 2 u + (eps_l - eps_r) / (2 pi) n . grad (S u)].
-#include <omp.h>
-
-#include <Eigen/Dense>
+// The electrostatic solve: the right-hand sides on one mesh, the physical quantities, and the
+// refinement to an accuracy target. The system on one mesh is electrostatics/mesh.hpp.
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "electrostatics/geometry.hpp"
-#include "electrostatics/gmres.hpp"
 #include "electrostatics/lines.hpp"
-#include "electrostatics/near.hpp"
+#include "electrostatics/mesh.hpp"
 #include "electrostatics/operator.hpp"
 #include "runtime/threads.hpp"
 #include "runtime/timer.hpp"
 
 namespace mlfma2d {
 
+using es::Mesh;
 using es::num;
 using es::PanelSet;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-constexpr double kTwoPi = 2 * kPi;
-// The dense method stores its matrix and LU: 2 (N + 1)^2 doubles, 1 GB at 8000.
-constexpr std::size_t kMaxDensePanels = 8000;
-// Vectors shorter than this are summed on one thread.
-constexpr std::size_t kParallelFrom = 20000;
+constexpr double kTwoPi = 2 * 3.14159265358979323846;
 
 void check_options(const ElectrostaticOptions& o) {
   auto positive = [](double v) { return std::isfinite(v) && v > 0; };
@@ -129,252 +109,6 @@ void check_conductors(const ElectrostaticOptions& o, int k) {
     }
   }
 }
-
-// The closest approach of two different contours relative to the panels there: where the
-// distance is below the panel length, the collocation cannot resolve the gap.
-std::string narrow_gap(const PanelSet& ps) {
-  const es::PointTree tree(ps.xm, ps.ym);
-  double worst = 1e300, distance = 0, length = 0;
-  int a = -1, b = -1;
-  std::vector<std::uint32_t> near;
-  for (std::size_t j = 0; j < ps.size(); ++j) {
-    near.clear();
-    tree.within(ps.xm[j], ps.ym[j], 2 * ps.h[j], &near);
-    for (std::uint32_t i : near) {
-      if (ps.contour[i] == ps.contour[j]) continue;
-      const es::Segment &s = ps.seg[i], &t = ps.seg[j];
-      const es::Curve cs(s.x0, s.y0, s.x1, s.y1), ct(t.x0, t.y0, t.x1, t.y1);
-      const double d = std::min(std::min(cs.distance(t.x0, t.y0), cs.distance(t.x1, t.y1)),
-                                std::min(ct.distance(s.x0, s.y0), ct.distance(s.x1, s.y1)));
-      const double h = std::max(ps.h[i], ps.h[j]);
-      if (d / h < worst && d > 1e-13) {  // 0: a region touching a conductor, no gap
-        worst = d / h;
-        distance = d;
-        length = h;
-        a = ps.contour[j];
-        b = ps.contour[i];
-      }
-    }
-  }
-  if (a < 0 || worst >= 1) return "";
-  return "; contours " + std::to_string(std::min(a, b)) + " and " + std::to_string(std::max(a, b)) +
-         " come within " + num(distance * ps.frame.scale) + " m of each other where panels are " +
-         num(length * ps.frame.scale) + " m long: refine there (smaller --panel-size, or " +
-         "--accuracy, which refines until the capacitance converges)";
-}
-
-// One mesh: its panels, the operator, the preconditioner, and the system on them.
-struct Mesh {
-  PanelSet ps;
-  bool bordered = true;  // the constant c and the charge row (no ground plane)
-  double row_weight = 1;
-  int threads = 1;
-  std::string preconditioner;
-  std::unique_ptr<es::SingleLayer> op;
-  std::unique_ptr<es::Preconditioner> pre;
-  std::unique_ptr<Eigen::MatrixXd> dense_a;                     // the dense method's matrix
-  std::unique_ptr<Eigen::PartialPivLU<Eigen::MatrixXd>> dense;  // and its LU
-  std::vector<double> phi, gx, gy;                              // work
-  es::SparseRows arc;  // the normal derivative's correction on arcs (operator.hpp)
-  ElectrostaticTimings setup;
-
-  std::size_t n() const { return ps.size(); }
-  std::size_t size() const { return n() + (bordered ? 1 : 0); }
-
-  Mesh(const Contours& contours, const ElectrostaticOptions& o, int level, bool vacuum,
-       double fmm_eps, int threads_) {
-    threads = threads_;
-    timed(&setup.discretise, [&] { ps = es::discretise(contours, o, level, vacuum); });
-    bordered = !ps.mirror;
-    row_weight = std::sqrt(double(n())) / ps.perimeter;
-    arc = es::arc_corrections(ps, o.near_radius);
-    const bool field = ps.interfaces || ps.two_sided;
-    if (o.method == "dense") {
-      if (n() > kMaxDensePanels) {
-        throw InvalidInput("method dense: " + std::to_string(n()) + " panels is more than the " +
-                           std::to_string(kMaxDensePanels) + " it stores; use method fmm");
-      }
-      timed(&setup.preconditioner, [&] {  // the factorisation stands in for the set-up
-        const std::size_t N = n(), M = size();
-        std::vector<double> s;
-        es::dense_system(ps, arc, &s, threads);
-        dense_a = std::make_unique<Eigen::MatrixXd>(M, M);
-        Eigen::MatrixXd& a = *dense_a;
-        a.topLeftCorner(N, N) = Eigen::Map<Eigen::MatrixXd>(s.data(), N, N);
-        if (bordered) {
-          for (std::size_t i = 0; i < N; ++i) a(i, N) = ps.is_interface(i) ? 0.0 : 1.0;
-          for (std::size_t j = 0; j < N; ++j) a(N, j) = row_weight * ps.h[j];
-          a(N, N) = 0;
-        }
-        dense = std::make_unique<Eigen::PartialPivLU<Eigen::MatrixXd>>(a);
-      });
-      return;
-    }
-    Options fmm = o.fmm;
-    fmm.eps = fmm_eps;
-    op = std::make_unique<es::SingleLayer>(ps, ps.xm, ps.ym, fmm, o.quadrature_nodes, o.near_radius,
-                                           field);
-    setup.fmm_setup = op->seconds_setup_fmm;
-    setup.near = op->seconds_setup_near;
-    phi.resize(n());
-    if (field) {
-      gx.resize(n());
-      gy.resize(n());
-    }
-    // auto = block: never far from the best, where none can take 10x its iterations (the
-    // 512-gon coax at 1e5 panels: 13 against 239, results/dev-machine/wave3/solve_iterations.txt).
-    preconditioner = o.preconditioner == "auto" ? "block" : o.preconditioner;
-    timed(&setup.preconditioner, [&] {
-      pre = std::make_unique<es::Preconditioner>(ps, arc, preconditioner, o.block_size,
-                                                 o.block_overlap, bordered, row_weight, threads);
-    });
-  }
-
-  // grad (S u) at panel i, analytic (the dense method).
-  void dense_gradient(const double* u, std::size_t i, double* x, double* y) const {
-    *x = *y = 0;
-    for (std::size_t j = 0; j < n(); ++j) {
-      double ax, ay;
-      panel_log_gradient(ps.seg[j], ps.xm[i], ps.ym[i], &ax, &ay);
-      if (ps.mirror) {
-        double bx, by;
-        panel_log_gradient(es::column_segment(ps, j + n()), ps.xm[i], ps.ym[i], &bx, &by);
-        ax -= bx;
-        ay -= by;
-      }
-      *x += u[j] * ax;
-      *y += u[j] * ay;
-    }
-  }
-
-  // Adds the arcs' correction to n . grad (S u) in g (n entries).
-  void add_arc(const double* u, double* g) const {
-    for (std::size_t i = 0; i < n(); ++i) {
-      for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e)
-        g[i] += arc.val[e] * u[arc.col[e]];
-    }
-  }
-
-  // y = A x.
-  void system(const double* x, double* y) {
-    const std::size_t N = n();
-    if (dense) {
-      Eigen::Map<Eigen::VectorXd>(y, size()) =
-          *dense_a * Eigen::Map<const Eigen::VectorXd>(x, size());
-      return;
-    }
-    const bool field = ps.interfaces;
-    op->apply(x, phi.data(), field ? gx.data() : nullptr, field ? gy.data() : nullptr);
-    const double c = bordered ? x[N] : 0.0;
-    double charge = 0;
-#pragma omp parallel for reduction(+ : charge) schedule(static) num_threads(threads) \
-    if (N >= kParallelFrom)
-    for (std::size_t i = 0; i < N; ++i) {
-      if (ps.is_interface(i)) {
-        const double el = ps.eps_left[i], er = ps.eps_right[i];
-        double g = ps.nx[i] * gx[i] + ps.ny[i] * gy[i];
-        for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e)
-          g += arc.val[e] * x[arc.col[e]];
-        y[i] = kPi * x[i] + (el - er) / (el + er) * g;
-      } else {
-        y[i] = -phi[i] + c;
-      }
-      charge += ps.h[i] * x[i];
-    }
-    if (bordered) y[N] = row_weight * charge;
-  }
-
-  // V_i on the panels of conductor i, 0 on interfaces, and the weighted total charge.
-  std::vector<double> rhs(const std::vector<double>& potentials, double charge_n) const {
-    std::vector<double> b(size(), 0.0);
-    for (std::size_t i = 0; i < n(); ++i) {
-      if (!ps.is_interface(i)) b[i] = potentials[ps.conductor[i]];
-    }
-    if (bordered) b[n()] = row_weight * charge_n;
-    return b;
-  }
-
-  double residual(const std::vector<double>& b, const std::vector<double>& x) {
-    std::vector<double> ax(size());
-    system(x.data(), ax.data());
-    double num2 = 0, den2 = 0;
-    for (std::size_t i = 0; i < size(); ++i) {
-      num2 += (b[i] - ax[i]) * (b[i] - ax[i]);
-      den2 += b[i] * b[i];
-    }
-    return den2 > 0 ? std::sqrt(num2 / den2) : std::sqrt(num2);
-  }
-
-  SolveStats solve(const std::vector<double>& b, std::vector<double>* x,
-                   const ElectrostaticOptions& o, const std::string& what) {
-    SolveStats st;
-    if (dense) {
-      *x = std::vector<double>(size());
-      Eigen::Map<Eigen::VectorXd>(x->data(), size()) =
-          dense->solve(Eigen::Map<const Eigen::VectorXd>(b.data(), size()));
-      st.residual = residual(b, *x);
-      return st;
-    }
-    es::GmresOptions g;
-    g.tol = o.tol;
-    g.restart = o.restart;
-    g.max_iterations = o.max_iterations;
-    g.threads = threads;
-    if (o.progress) {
-      g.on_iteration = [&](int it, double r) {
-        o.progress(what + ": iteration " + std::to_string(it) + ", residual " + num(r));
-      };
-    }
-    const es::GmresResult r =
-        es::gmres([this](const double* in, double* out) { system(in, out); },
-                  [this](const double* in, double* out) { pre->apply(in, out); }, b, x, g);
-    if (!r.converged) {
-      throw RuntimeFailure("GMRES did not reach the relative residual " + num(o.tol) + " in " +
-                           std::to_string(r.iterations) + " iterations (residual " +
-                           num(r.residual) + ")" + narrow_gap(ps) +
-                           "; else raise the iteration limit or the tolerance");
-    }
-    st.iterations = r.iterations;
-    st.residual = r.residual;
-    st.history = r.history;
-    return st;
-  }
-
-  // Free charge per conductor (C/m) of the densities x, and with `sigma` the free charge density
-  // of each conductor panel (C/m^2; interface panels: the total, i.e. the polarisation charge).
-  std::vector<double> free_charges(const std::vector<double>& x, int conductors,
-                                   std::vector<double>* sigma = nullptr) {
-    const std::size_t N = n();
-    std::vector<double> ngrad(N, 0.0);  // n . grad (S u) where the sides differ
-    if (ps.two_sided) {
-      if (dense) {
-        for (std::size_t i = 0; i < N; ++i) {
-          if (ps.is_interface(i) || ps.eps_left[i] == ps.eps_right[i]) continue;
-          double a, b;
-          dense_gradient(x.data(), i, &a, &b);
-          ngrad[i] = ps.nx[i] * a + ps.ny[i] * b;
-        }
-      } else {
-        op->apply(x.data(), phi.data(), gx.data(), gy.data());
-        for (std::size_t i = 0; i < N; ++i) ngrad[i] = ps.nx[i] * gx[i] + ps.ny[i] * gy[i];
-      }
-      add_arc(x.data(), ngrad.data());
-    }
-    std::vector<double> q(conductors, 0.0);
-    if (sigma) sigma->assign(N, 0.0);
-    const double scale = ps.frame.scale;
-    for (std::size_t j = 0; j < N; ++j) {
-      double f = x[j];  // the free density in units of the total one (interfaces: the total)
-      if (!ps.is_interface(j)) {
-        const double el = ps.eps_left[j], er = ps.eps_right[j];
-        f = 0.5 * (el + er) * x[j] + (el - er) / kTwoPi * ngrad[j];
-        q[ps.conductor[j]] += kTwoPi * kEpsilon0 * ps.h[j] * f;
-      }
-      if (sigma) (*sigma)[j] = kTwoPi * kEpsilon0 * f / scale;
-    }
-    return q;
-  }
-};
 
 // The figures an accuracy-driven solve watches: C (and C0) relative to their diagonals, else the
 // conductors' potentials (one conductor) or charges, relative to their largest.
