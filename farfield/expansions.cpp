@@ -310,7 +310,7 @@ void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const double*
   const std::vector<BoxRef>& boxes = plan.p2l_boxes;
   const int p = ops.p;
   // A source z_j outside box b (v = (z_j - c)/s, |v| > the box's reach):
-  //   B_0 += q_j (log|v| + log s),  B_k += -(q_j / k) v^-k   (DESIGN.md section 7, scaled).
+  //   B_0 += q_j (log|v| + log s),  B_k += -(q_j / k) v^-k   (docs/math.md section 3.7).
   // Only Re B_0 matters (phi = Re sum B_l w^l): the imaginary part of log(-v) is dropped.
   // One loop over the boxes of every level: on deep trees most levels hold few such boxes, each
   // with up to thousands of sources, so the work, not the box count, sets the team.

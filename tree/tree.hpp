@@ -1,6 +1,6 @@
 #pragma once
 // The quadtree: square bounding box, Morton (Z-order) box numbering, level 1 = root, only
-// non-empty boxes stored. Two kinds (DESIGN.md sections 2 and 7):
+// non-empty boxes stored. Two kinds (docs/math.md sections 2.2 and 2.3):
 //   uniform  -- Wang-style: every leaf on the last level L, L fixed by CT (then +- the offset);
 //   adaptive -- a box is split while it holds more than CT points, so leaves sit at different
 //               levels and the depth follows the points, not the finest spacing everywhere.
