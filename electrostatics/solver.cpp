@@ -1,5 +1,6 @@
 // The electrostatic solve: the collocation system on one mesh, its right-hand sides, GMRES (or a
-// dense LU), the physical quantities, and the refinement to an accuracy target.
+// dense LU), the physical quantities, and the refinement to an accuracy target (docs/math.md
+// sections 8.2-8.3 and 8.11).
 //
 // Normalised units (x' = (x - centre) / L, L = the contours' extent). The unknown is the total
 // charge (free + polarisation) in vacuum, u = L sigma_t / (2 pi eps0) (volts), on every conductor
