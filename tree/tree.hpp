@@ -73,8 +73,8 @@ struct Tree {
   /// Source coordinates in tree order.
   Array<double> sx, sy;
   /// The targets' permutation and coordinates, when they are not the sources (empty when self:
-  /// at 1e7 points three copies cost 240 MB and tens of ms). Read them through tgt_index(),
-  /// tx(), ty().
+  /// at 1e7 points three copies would cost 240 MB and the time to write them). Read them through
+  /// tgt_index(), tx(), ty().
   Array<std::int64_t> separate_tgt_index;
   Array<double> separate_tx, separate_ty;
 
