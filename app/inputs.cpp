@@ -236,8 +236,8 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   // A tree and its plan: per box its level entry (key, 4 ranges, parent, children: 48 bytes)
   // and X-list start (8); per leaf its BoxRef, near list (4 starts and about 5 merged ranges of
   // 16 bytes) and W-list start; per M2L pair two int32. Vectors grown by push_back keep up to
-  // twice their size: counted twice (measured at N = 1e6, CT 16 against CT 32: 1.9x of these
-  // counts; tests/memory_estimate.py).
+  // twice their size: counted twice (tests/memory_estimate.py holds the estimate against the
+  // measured peak).
   auto tree_plan = [](const TreeSize& t) {
     return 2 * (56 * t.boxes + 128 * t.leaves + 8 * t.m2l_pairs);
   };

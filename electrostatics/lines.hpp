@@ -1,6 +1,7 @@
 #pragma once
 // Line parameters of a multiconductor TEM line from its Maxwell capacitance matrices with the
-// dielectrics (C) and in vacuum (C0), per unit length (docs/solve.md, "Line parameters").
+// dielectrics (C) and in vacuum (C0), per unit length (docs/math.md section 8.4; docs/solve.md,
+// "Line parameters").
 #include <vector>
 
 #include "mlfma2d/electrostatics.hpp"

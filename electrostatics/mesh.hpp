@@ -1,5 +1,5 @@
 #pragma once
-// The collocation system on one mesh (docs/math.md, the electrostatic solve).
+// The collocation system on one mesh (docs/math.md sections 8.2-8.3).
 //
 // Normalised units (x' = (x - centre) / L, L = the contours' extent). The unknown is the total
 // charge (free + polarisation) in vacuum, u = L sigma_t / (2 pi eps0) (volts), on every conductor

@@ -1,5 +1,5 @@
 #pragma once
-// The discretised single-layer operator, in normalised coordinates:
+// The discretised single-layer operator, in normalised coordinates (docs/math.md section 8.8):
 //   (S u)_i = sum_j u_j I_j(x_i),    I_j(x) = integral over panel j of log|x - y| ds(y),
 // for targets x_i (the panel centres, or extra points).
 //

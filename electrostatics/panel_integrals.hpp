@@ -1,6 +1,6 @@
 #pragma once
-// The integral of the log kernel over one straight panel, in closed form (DESIGN.md section 8),
-// and its gradient; Gauss-Legendre rules for the far interactions.
+// The integral of the log kernel over one straight panel, in closed form (docs/math.md
+// section 8.6), and its gradient; Gauss-Legendre rules for the far interactions.
 //
 // Panel from P0 to P1, length h, unit tangent t, unit normal n = (-t_y, t_x). For a target x,
 // u0 = (x - P0).t, v0 = (x - P0).n, and the signed distances along the panel from the target's

@@ -1,4 +1,5 @@
-// Generated contour geometries and the closed forms they are checked against (docs/math.md).
+// Generated contour geometries and the closed forms they are checked against (docs/math.md
+// section 8.12).
 #include <cmath>
 #include <cstdio>
 #include <string>

@@ -1,5 +1,6 @@
 // The electrostatic solve: the right-hand sides on one mesh, the physical quantities, and the
-// refinement to an accuracy target. The system on one mesh is electrostatics/mesh.hpp.
+// refinement to an accuracy target (docs/math.md sections 8.2-8.3 and 8.11). The system on one
+// mesh is electrostatics/mesh.hpp.
 #include <algorithm>
 #include <cmath>
 #include <string>

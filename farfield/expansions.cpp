@@ -224,11 +224,12 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
   // The levels are independent (each reads its multipoles, writes its locals): one team for all
   // of them, no barrier between (a deep adaptive tree has 15-30 levels of a few hundred pairs,
   // and a team per level spent more time waking than translating: the graded polygon's M2L at
-  // 1e5 points took 3.9-5.2 ms on two threads that way, 0.45 ms this way). In each level each
-  // thread owns a contiguous range of target boxes and, offset by offset, multiplies the operator
-  // with blocks of its gathered source multipoles. Within an offset the pairs are sorted by
-  // target, so a thread's pairs are one contiguous run: no races, no atomics, and every target
-  // adds its offsets in the same order whatever the thread count.
+  // 1e5 points took 3.9-5.2 ms on two threads that way, 0.45 ms this way, rows gp1e5 of
+  // results/dev-machine/wave2c/operators_ab.txt). In each level each thread owns a contiguous
+  // range of target boxes and, offset by offset, multiplies the operator with blocks of its
+  // gathered source multipoles. Within an offset the pairs are sorted by target, so a thread's
+  // pairs are one contiguous run: no races, no atomics, and every target adds its offsets in the
+  // same order whatever the thread count.
   const int n = ops.p + 1;
   std::int64_t count = 0;  // a pair costs what a box's M2M does
   for (int l = first; l <= last; ++l) count += std::int64_t(plan.m2l[l].tgt.size());
@@ -310,7 +311,7 @@ void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const double*
   const std::vector<BoxRef>& boxes = plan.p2l_boxes;
   const int p = ops.p;
   // A source z_j outside box b (v = (z_j - c)/s, |v| > the box's reach):
-  //   B_0 += q_j (log|v| + log s),  B_k += -(q_j / k) v^-k   (DESIGN.md section 7, scaled).
+  //   B_0 += q_j (log|v| + log s),  B_k += -(q_j / k) v^-k   (docs/math.md section 3.7).
   // Only Re B_0 matters (phi = Re sum B_l w^l): the imaginary part of log(-v) is dropped.
   // One loop over the boxes of every level: on deep trees most levels hold few such boxes, each
   // with up to thousands of sources, so the work, not the box count, sets the team.

@@ -1,6 +1,6 @@
 #pragma once
 // Far field: Greengard-Rokhlin complex expansions, scaled by the box side s of their level
-// (DESIGN.md section 3). With c a box centre and p terms:
+// (docs/math.md section 3). With c a box centre and p terms:
 //   multipole  phi(z) ~ Re[ a_0 log(z - c) + sum_k A_k (s / (z - c))^k ],  A_k = a_k / s^k
 //   local      phi(z) ~ Re[ sum_l B_l ((z - c) / s)^l ],                    B_l = b_l s^l
 // Scaling makes every translation operator depend only on the relative position of the two

@@ -1,5 +1,5 @@
 #pragma once
-// The pair formula, written once for every back end (host and device).
+// The pair formula, written once for every back end (host and device; docs/math.md section 6.3).
 //
 //   phi += q log|x - y| = 0.5 q log(r2),           r2 = |x - y|^2
 //   E   += -q (x - y) / r2      (E = -grad phi)

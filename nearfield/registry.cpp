@@ -117,7 +117,8 @@ std::string auto_backend() {
 namespace {
 // The device's start, once per process, on a thread of its own: the CUDA driver
 // (cudaGetDeviceCount) and the context, 194-260 ms at a process's first use on the H100 host
-// (docs/auto.md). Guarded by a mutex: any thread may start it or wait for it.
+// (the "device start" trace lines of results/h100/wave2c/call{1,3,5,7}.log). Guarded by a mutex:
+// any thread may start it or wait for it.
 std::mutex device_start_mutex;
 std::shared_future<void> device_start;
 }  // namespace

@@ -1,8 +1,8 @@
 #pragma once
 // Arrays of points that are not zeroed when made. A value-initialising std::vector::resize is one
-// thread's work: zeroing and faulting in 1e7 doubles takes 50 ms on the H100 host, and a tree of
-// 1e7 points makes a dozen such arrays. Array<T> leaves the elements uninitialised, the parallel
-// loop that fills them touches them first, and page faults and zeroing spread over the threads.
+// thread's work (zeroing, and faulting in every page), and a tree of 1e7 points makes a dozen such
+// arrays. Array<T> leaves the elements uninitialised, the parallel loop that fills them touches
+// them first, and page faults and zeroing spread over the threads.
 #include <cstdint>
 #include <memory>
 #include <new>

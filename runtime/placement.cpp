@@ -78,7 +78,8 @@ Placement Placement::of_process() {
 // this size or of one thread (team_size), so none is made while the caller is pinned. (An
 // intermediate version put the caller on all of the team's CPUs instead: the first evaluation in a
 // process took 49-143 ms instead of mostly 13-22 at 1e6 on the H100 host, most likely while the
-// caller shared a core with a spinning team thread; docs/auto.md.)
+// caller shared a core with a spinning team thread: the one-shot runs of
+// results/h100/wave2c/call7.log against call1.log and call3.log, README.md there.)
 void Placement::pin_team(int team) const {
 #ifdef __linux__
   if (!fits(team)) return;

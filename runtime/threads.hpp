@@ -22,7 +22,7 @@ constexpr long long kParallelMinBoxes = 128;
 /// team_size(threads). Never a size in between: libgomp ends the threads a smaller team leaves
 /// out and makes new ones for the next larger team (teams sized by the work, 1 to 15 threads
 /// from region to region, took the far field of a 1e5-point graded polygon from 2.8 to 524 ms
-/// on the 16-core host, the new threads inheriting a pinned CPU; docs/auto.md).
+/// on the 16-core host, the new threads inheriting a pinned CPU; results/h100/wave2c/call4.log).
 inline int team_size(int threads, long long items, long long min_items = kParallelMin) {
   return items < min_items ? 1 : team_size(threads);
 }

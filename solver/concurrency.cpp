@@ -9,7 +9,8 @@ namespace mlfma2d {
 DeviceStart::DeviceStart(const std::string& backend, std::size_t n_sources, std::size_t n_targets,
                          bool field) {
   // The CUDA driver and context take 0.19-0.26 s at a process's first use on the H100 host
-  // (docs/auto.md): started now, they overlap the tree.
+  // (the "device start" trace lines of results/h100/wave2c/call{1,3,5,7}.log): started now, they
+  // overlap the tree.
   start_device(backend);
   if (backend == "auto" || backend_runs_on_device(backend)) {
     reserved_ = std::async(std::launch::async, [backend, n_sources, n_targets, field] {
@@ -46,8 +47,8 @@ void EvaluationThreads::start_near_field(std::function<void()> near_field) {
     // A resident back end's host work is single-threaded copies (1e7 charges in and potentials
     // out): left free to run on the team's cores, it held a team thread back at the barriers (the
     // far field of 1e7 points took 180-187 ms per evaluation unpinned on the H100 host, 90-110
-    // pinned; docs/auto.md). The others (indexing, repetition) run OpenMP loops on it and keep
-    // the caller's mask.
+    // pinned: the uniform rows of results/h100/wave2c/call5.log and call8.log). The others
+    // (indexing, repetition) run OpenMP loops on it and keep the caller's mask.
     const bool pin = place_ && resident_;
     pending_ = std::async(std::launch::async, [this, pin, near_field = std::move(near_field)] {
       if (pin) placement_.pin_rest(team_);

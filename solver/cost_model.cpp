@@ -49,8 +49,9 @@ std::string without_spaces(std::string s) {
 
 // The best of three evaluations (the first also pays first touches). The near field's constants
 // come from differences of these times and are cached: one slow evaluation would stay. (A
-// calibration inside a busy test process on the H100 host left the per-point constant 6x too
-// large, and the defaults then chose CT 128 over 512: 17-32 against 14 ms per evaluation.)
+// calibration inside a busy test process on the H100 host left the per-point constant far too
+// large, and the defaults then chose CT 128 over 512: 17-32 against 13-16 ms per evaluation at
+// 1e6, results/h100/wave2b/call8-bench.log against call9-bench.log.)
 Timings best_of_three(Solver* s, const std::vector<double>& q) {
   Timings best;
   for (int k = 0; k < 3; ++k) {
@@ -336,8 +337,8 @@ CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const Co
   // Local search: downhill from the start, one step at a time, in whichever direction improves.
   // With the near field on a device (time = max(far, near)) only the larger side can fall: far
   // above near wants larger leaves (fewer boxes), near above far smaller ones, and the other
-  // direction is not built (at 1e7 points a capacity too small costs 150 ms of plan). On the CPU
-  // (time = far + near) both are tried.
+  // direction is not built (a capacity too small is the costliest plan to build, many small
+  // leaves). On the CPU (time = far + near) both are tried.
   const CapacityCandidate first = evaluate(start);
   std::vector<int> directions = {+1, -1};
   if (model.overlap && std::isfinite(first.total)) directions = {first.far >= first.near ? +1 : -1};

@@ -1,7 +1,8 @@
 #pragma once
-// The cost model behind ct "auto" (issue 12): the seconds of one evaluation predicted from the
-// work a tree and plan give (FarWork, near-field pairs), with per-unit constants for this machine,
-// back end, thread count, p and field measured by a short calibration and cached on disk.
+// The cost model behind ct "auto" (issue 12, docs/math.md section 7): the seconds of one evaluation
+// predicted from the work a tree and plan give (FarWork, near-field pairs), with per-unit constants
+// for this machine, back end, thread count, p and field measured by a short calibration and cached
+// on disk.
 //
 //   far  = m2l (p+1)^2 M2L + box (p+1)^2 boxes + point p (sources + k targets) + wx p k W/X
 //          + far_point (sources + targets)                   (k = 2 with the field, else 1)

@@ -1,6 +1,6 @@
 #pragma once
-// The caller's points as the tree sees them. Two exact transformations keep every input cheap
-// and right:
+// The caller's points as the tree sees them (docs/math.md section 6). Two exact transformations
+// keep every input cheap and right:
 //   scale  -- when the extent would overflow r^2 = dx^2 + dy^2 (about 1e154), the coordinates
 //             are multiplied by 2^-k (exact): with x = S u, log|x - y| = log S + log|u - v| and
 //             E(x) = E_u(u) / S, so each potential gains log S times the charge of the sources

@@ -33,10 +33,10 @@ const char* version() {
 }
 
 namespace {
-// p(eps) = ceil(kTermsPerDigit * log10(1/eps)), calibrated in docs/accuracy.md: the error falls
-// about 10x per 2.5-2.7 terms. 2.6 left the field of a box-aligned grid with mixed-sign charges
-// 2.2x above eps (tests/test_unusual.cpp, PointsExactlyOnBoxEdgesAndCorners); 3.0 keeps every
-// measured case below eps.
+// p(eps) = ceil(kTermsPerDigit * log10(1/eps)) (docs/math.md section 5), calibrated in
+// docs/accuracy.md (results/accuracy.csv): the error falls about 10x per 2.5-2.7 terms. 2.6 left
+// the field of a box-aligned grid with mixed-sign charges 2.2x above eps (tests/test_unusual.cpp,
+// PointsExactlyOnBoxEdgesAndCorners); 3.0 keeps every measured case below eps.
 constexpr double kTermsPerDigit = 3.0;
 }  // namespace
 
@@ -94,7 +94,8 @@ struct Solver::Impl {
     // While the device starts, a core is busy in the CUDA driver: the tree and the choice run on
     // one thread fewer. A team of every core waits for its slowest member: the program's tree of
     // 1e7 points took 313-335 ms with 16 threads beside the start on the H100 host (16 cores),
-    // 185-220 ms with 15 (docs/adaptive.md).
+    // 185-220 ms with 15 (results/h100/wave2b/call5-bench.log against call7-bench.log and
+    // call9-bench.log, "1e7 uniform, twice").
     const int build = device.busy() && threads >= 4 ? threads - 1 : threads;
     TreePoints sorted = sort_points(x, y, tx, ty, build);
     {
@@ -253,12 +254,13 @@ struct Solver::Impl {
     return m.str();
   }
 
-  /// The relative error double arithmetic attains (measured at most 5e-15, docs/accuracy.md).
+  /// The relative error double arithmetic attains (measured at most 5.1e-15 at eps 1e-12:
+  /// results/accuracy.csv, docs/accuracy.md).
   static constexpr double kAttainableError = 1e-14;
 
-  // W boxes and X leaves with at most p/2 points go to the near field: a pair (a log and a few
-  // flops) costs about what two terms of an M2P or P2L do. The same for every back end, so that
-  // back ends differ only in how they sum the same pairs.
+  // W boxes and X leaves with at most p/2 points go to the near field (docs/math.md section 4.2):
+  // a pair (a log and a few flops) costs about what two terms of an M2P or P2L do. The same for
+  // every back end, so that back ends differ only in how they sum the same pairs.
   static PlanOptions plan_options(int p) {
     PlanOptions o;
     o.p2p_below = std::max(1, p / 2);

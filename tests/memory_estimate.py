@@ -6,8 +6,8 @@ Uniform points at three sizes, --backend cpu, eps 1e-3 (p = 9: fast), two thread
 measured from outside: the kernel's maximum resident set of the child (wait4's ru_maxrss). The
 report's memory_estimate must lie in [1.0, 1.3] x that peak: at least the peak, so a run the
 check lets through does not die of want of memory, and at most 30% above it, so what fits is not
-refused (the old estimate, 180 bytes per point, was 2.4x the peak at N = 1e8). The report's own
-memory_peak (VmHWM) must agree with wait4's.
+refused (the old estimate, 180 bytes per point, was far above the peak at N = 1e8). The report's
+own memory_peak (VmHWM) must agree with wait4's.
 """
 
 import json
@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 
-SIZES = (100_000, 1_000_000, 3_000_000)  # the largest: about 10 s on 2 cores
+SIZES = (100_000, 1_000_000, 3_000_000)  # the largest takes most of the test's time
 BAND = (1.0, 1.3)
 
 

@@ -188,8 +188,8 @@ TEST(Limits, AnEvaluationBeyondTheAddressSpaceLimitIsRefusedBeforeWork) {
   GTEST_SKIP() << "ASan maps terabytes of shadow memory: no address-space limit can be set";
 #endif
   // Before the tree the check counts the per-point arrays alone (0.36 GiB for 6e6 points): more
-  // than the 500 MB of address space leave once the program and the points are mapped (0.24
-  // GiB), while reading the points still fits.
+  // than the 500 MB of address space leave once the program and the points are mapped, while
+  // reading the points still fits.
   const std::string in = points_file("six_million.h5", 6000000);
   const AppRun r = run_app("--input '" + in + "' --quiet", "ulimit -v 500000;");
   EXPECT_EQ(r.code, 4) << describe(r);

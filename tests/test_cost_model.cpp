@@ -60,7 +60,7 @@ struct Case {
 // members, which no model of the work predicts (docs/auto.md). The binary runs alone
 // (RUN_SERIAL in tests/CMakeLists.txt), and the verdict compares the chosen solver with the
 // scan's best measured in alternation after the scan, so a burst of load elsewhere slows both
-// (CI once measured the chosen CT 64 at 61 ms while the scan's CT 64 took 30 ms). A case that
+// (CI once measured the chosen CT 64 far slower than the scan's CT 64, the same tree). A case that
 // still misses is measured again (with fresh constants) up to three times; a model that is
 // wrong misses every time.
 TEST(CostModel, ChoosesWithinAQuarterOfTheScansBest) {

@@ -1,7 +1,7 @@
 // Tests of the electrostatic solve (electrostatics/, include/mlfma2d/electrostatics.hpp): the
-// panel integral against quadrature, GMRES against an LU, the closed forms of DESIGN.md 8 with
-// their convergence order, the fast path against a dense LU of the same discretisation, fields,
-// and every bad input.
+// panel integral against quadrature, GMRES against an LU, the closed forms of docs/math.md
+// section 8.12 with their convergence order, the fast path against a dense LU of the same
+// discretisation, fields, and every bad input.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -70,7 +70,7 @@ TEST(PanelIntegral, MatchesGradedQuadratureEverywhere) {
     const double ref = quadrature_log(s, x, y);
     EXPECT_NEAR(exact, ref, 2e-14 * std::max(1.0, std::abs(ref))) << "target " << x << ", " << y;
   }
-  // At its own centre a panel of length h gives h (log(h/2) - 1) (DESIGN.md 8).
+  // At its own centre a panel of length h gives h (log(h/2) - 1) (docs/math.md section 8.6).
   EXPECT_NEAR(es::panel_log_integral(s, cx, cy), std::log(0.5) - 1, 1e-15);
 }
 

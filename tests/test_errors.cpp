@@ -216,7 +216,7 @@ TEST(FileErrors, FuzzFindingsInHdf5FilesAreRejected) {
   //  - chunk-stored-size-4gb-oom.h5: a chunk "stored with 4294967290 bytes" in a 17 kB file;
   //    libhdf5 allocated 4 GB to read it;
   //  - chunked-262144-entries-in-37-bytes-slow.h5: 131072 unwritten chunks read one by one
-  //    (0.7 s natively, 25 s under ASan: a fuzzer timeout).
+  //    (slow natively, past the fuzzer's timeout under ASan).
   const std::string dir = std::string(MLFMA2D_SOURCE_DIR) + "/fuzz/regressions/hdf5/";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"compact-size-mismatch-heap-overflow.h5", "but stores"},

@@ -1,4 +1,4 @@
-// Tree and interaction-plan invariants (DESIGN.md sections 2 and 7): both trees hold every point
+// Tree and interaction-plan invariants (docs/math.md sections 2 and 4): both trees hold every point
 // in exactly one leaf, the uniform tree is the papers', the adaptive tree follows the points, and
 // the lists U, V, W, X cover every (target, source) pair exactly once.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 #pragma once
 // The interaction plan: what each box exchanges with which, as flat arrays built once from the
-// tree. The lists of Carrier, Greengard and Rokhlin (DESIGN.md section 7), for a box b:
+// tree. The lists of Carrier, Greengard and Rokhlin (docs/math.md section 4), for a box b:
 //   U(b) -- b a leaf: the leaves adjacent to b (any size, b included)           -> P2P
 //   V(b) -- children of the colleagues of b's parent, not adjacent to b         -> M2L
 //   W(b) -- b a leaf: descendants of b's colleagues not adjacent to b whose

@@ -1,6 +1,6 @@
 #pragma once
 // The quadtree: square bounding box, Morton (Z-order) box numbering, level 1 = root, only
-// non-empty boxes stored. Two kinds (DESIGN.md sections 2 and 7):
+// non-empty boxes stored. Two kinds (docs/math.md sections 2.2 and 2.3):
 //   uniform  -- Wang-style: every leaf on the last level L, L fixed by CT (then +- the offset);
 //   adaptive -- a box is split while it holds more than CT points, so leaves sit at different
 //               levels and the depth follows the points, not the finest spacing everywhere.
@@ -73,8 +73,8 @@ struct Tree {
   /// Source coordinates in tree order.
   Array<double> sx, sy;
   /// The targets' permutation and coordinates, when they are not the sources (empty when self:
-  /// at 1e7 points three copies cost 240 MB and tens of ms). Read them through tgt_index(),
-  /// tx(), ty().
+  /// at 1e7 points three copies would cost 240 MB and the time to write them). Read them through
+  /// tgt_index(), tx(), ty().
   Array<std::int64_t> separate_tgt_index;
   Array<double> separate_tx, separate_ty;
 

@@ -5,8 +5,11 @@
 /// over plain structs (no I/O but the CSV and JSON helpers), so each equation and the fit can be
 /// checked on synthetic data.
 ///
-/// Paper 1 = papers/near-field-redundancy-2024 (equation numbers "eq. N" below are its own);
-/// paper 2 = papers/redundancy-speedup-model-2025 (its share-weighted form, "paper 2 eq. N").
+/// Paper 1 = M. Sadeghi and A. Torabi, "Acceleration of Near Field Computation of MLFMA on a
+/// single GPU by Generating Redundancy in Data" (2024; equation numbers "eq. N" below are its
+/// own); paper 2 = M. Sadeghi, "Modeling the Effect of Data Redundancy on Speedup in MLFMA
+/// Near-Field Computation" (2025; its share-weighted form, "paper 2 eq. N"). docs/math.md
+/// section 9.
 /// X always means a speedup of the restructured back end (repetition) over the baseline
 /// (indexing): X = T_indexing / T_repetition, > 1 when repetition is faster.
 #include <cstddef>

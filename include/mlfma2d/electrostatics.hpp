@@ -131,7 +131,7 @@ struct ElectrostaticOptions {
   int max_iterations = 5000;  ///< GMRES: iterations per right-hand side at most
   /// "block" (restricted additive Schwarz on runs of block_size neighbouring panels, each solved
   /// with block_overlap more on either side), "diagonal", "none", or "auto" (= block: never far
-  /// from the best, where none can take 10x its iterations; docs/solve.md).
+  /// from the best, where none can take many times its iterations; docs/solve.md).
   std::string preconditioner = "auto";
   int block_size = 32;    ///< panels per preconditioner block, >= 1
   int block_overlap = 8;  ///< block: panels solved with each block on either side, >= 0

@@ -196,7 +196,7 @@ struct BackendInfo {
 std::vector<BackendInfo> near_field_backend_info();
 
 /// \brief Starts what a GPU back end needs before its first use in a process -- the CUDA driver
-/// and context, 0.19-0.26 s on the H100 host -- on a thread of its own, and returns at once.
+/// and context -- on a thread of its own, and returns at once.
 /// `backend` is a back-end name or "auto"; nothing is started for a CPU back end, without CUDA
 /// or without a device, or a second time. A Solver with a GPU back end starts it itself at
 /// construction, beside its tree; starting it earlier (a program: before reading its input)

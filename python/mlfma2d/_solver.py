@@ -155,10 +155,10 @@ def backends():
 
 def start_device(backend="auto"):
     """Starts what a GPU back end needs before its first use in the process (the CUDA driver and
-    context: 0.19-0.26 s on the H100 host) on a thread of its own, and returns at once; a Solver
-    made later finds the device up. backend: a name from backends() or "auto"; nothing starts for
-    a CPU back end, without CUDA or without a device, or a second time. The module waits for the
-    start when the interpreter exits."""
+    context) on a thread of its own, and returns at once; a Solver made later finds the device
+    up. backend: a name from backends() or "auto"; nothing starts for a CPU back end, without
+    CUDA or without a device, or a second time. The module waits for the start when the
+    interpreter exits."""
     _core.start_device(str(backend))
 
 

@@ -56,7 +56,7 @@ def struct_fields(struct, header="mlfma2d.hpp"):
 def spinner_rate_during(work):
     """Runs work() while a pure-Python thread counts; returns (seconds work took, the counter's
     rate during it / its rate alone). A call that held the GIL would leave the spinner at most
-    one switch interval (5 ms): about 2 % of its rate alone (measured)."""
+    one switch interval (5 ms) of the call: a small fraction of its rate alone."""
     count = [0]
     stop = threading.Event()
 

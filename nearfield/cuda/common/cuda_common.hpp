@@ -33,8 +33,8 @@ void device_memory(std::size_t* free_bytes, std::size_t* total_bytes);
 std::string device_name();
 
 /// Where a Buffer lives: device memory (cudaMalloc), or page-locked host memory
-/// (cudaMallocHost), from which host-to-device copies run at full speed (52.8 GB/s vs 6.6 GB/s
-/// pageable on the H100 host).
+/// (cudaMallocHost), from which host-to-device copies run at the link's full speed (copies from
+/// pageable memory go through the driver's own staging buffer, slower).
 enum class Memory { Device, Pinned };
 /// Allocates `bytes` of that memory (checked: CudaError on failure); releases it (never throws).
 /// Pinned memory is taken from the reserve first (a block of exactly `bytes`).
