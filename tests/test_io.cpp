@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "mlfma2d/io.hpp"
-#include "runtime/atomic_file.hpp"
 #include "runtime/text.hpp"
 #include "tests/h5_writer.hpp"
 #include "tests/test_util.hpp"
@@ -542,37 +541,6 @@ TEST(AtomicWrite, ReplacesExistingFile) {
   write_points(path, sample_points(false));
   expect_same_points(read_points(path), sample_points(false));
   EXPECT_TRUE(leftovers().empty());
-}
-
-TEST(AtomicWrite, AnUnfinishedFileMadeToBeKeptStaysAsPartial) {
-  // Unfinished::keep_partial (a sweep's CSV): written as NAME.partial from the start; not
-  // committed (a failure), it stays with what was written and NAME is not made; committed, it
-  // becomes NAME.
-  const std::string path = testing::fresh_path("grown.csv");
-  fs::remove(path + ".partial");
-  {
-    TemporaryFile tmp(path, Unfinished::keep_partial);
-    EXPECT_EQ(tmp.path(), path + ".partial");
-    write_file(tmp.path(), "head\n1\n");
-  }
-  EXPECT_FALSE(fs::exists(path));
-  EXPECT_EQ(read_file(path + ".partial"), "head\n1\n");
-  {
-    TemporaryFile tmp(path, Unfinished::keep_partial);
-    write_file(tmp.path(), "head\n1\n2\n");
-    tmp.commit();
-  }
-  EXPECT_EQ(read_file(path), "head\n1\n2\n");
-  EXPECT_FALSE(fs::exists(path + ".partial"));
-  // An ordinary temporary file is still removed when it is not committed.
-  std::string ordinary;
-  {
-    TemporaryFile tmp(path);
-    ordinary = tmp.path();
-    write_file(ordinary, "unfinished");
-  }
-  EXPECT_FALSE(fs::exists(ordinary));
-  EXPECT_EQ(read_file(path), "head\n1\n2\n");
 }
 
 // ------------------------------------------------------------------ generators
