@@ -32,6 +32,7 @@ bool gnuplot_available() {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr const char* kSpeedupLabel = "speedup = indexing time / repetition time";
 
 // The common head of every plot: a PNG a person can read without the code.
 std::string plot_head(const std::string& png, const std::string& title, const std::string& xlabel,
@@ -116,21 +117,22 @@ std::string line_style(std::size_t i) {
   return format("lw 2 pt %zu lc rgb '%s'", 5 + 2 * (i % 5), colours[i % 5]);
 }
 
-// Plots of a sweep over N (collection, kernel): times and phases per back end, speedups over cpu,
-// and -- when indexing and repetition both ran -- the per-phase speedups and the papers' model.
-void line_sweep_plots(Plots* plots, const std::string& sweep, const std::vector<SweepRow>& rows,
-                      const ModelFit* fit, int repeat) {
-  const auto rows_of = by_backend(rows, sweep);
-  if (rows_of.empty()) return;
-  const std::string stats = format("median of %d evaluations", repeat);
-  const std::string ct = format("CT = %d", rows_of.begin()->second.front().ct);
-  const std::string xlabel = "N (uniform points on the unit square; targets = sources)";
+// What every plot of one sweep over N (collection, kernel) says the same way.
+struct LineSweep {
+  Plots* plots;
+  std::string sweep;
+  std::string stats;   ///< "median of K evaluations"
+  std::string ct;      ///< "CT = 15"
+  std::string xlabel;  ///< the N axis
+};
 
-  // Near-field time per back end.
-  std::string body = plot_head(sweep + "_times.png",
-                               "Near-field (P2P) time per evaluation, " + sweep + " sweep, " + ct,
-                               xlabel, "time per evaluation (ms, " + stats + ")") +
-                     "set logscale xy\nplot ";
+// Near-field time per back end, and each back end's phases.
+void time_plots(const LineSweep& s, const std::map<std::string, std::vector<SweepRow>>& rows_of) {
+  std::string body =
+      plot_head(s.sweep + "_times.png",
+                "Near-field (P2P) time per evaluation, " + s.sweep + " sweep, " + s.ct, s.xlabel,
+                "time per evaluation (ms, " + s.stats + ")") +
+      "set logscale xy\nplot ";
   std::size_t i = 0;
   for (const auto& [backend, v] : rows_of) {
     std::vector<std::vector<double>> d;
@@ -140,121 +142,130 @@ void line_sweep_plots(Plots* plots, const std::string& sweep, const std::vector<
                    1e3 * positive(r.phase.kernel), 1e3 * positive(r.phase.ret),
                    r.pairs_per_second});
     }
-    const std::string file = sweep + "_" + backend + ".dat";
-    plots->data(file,
-                "N t D L near_total_ms collect_ms transfer_ms kernel_ms return_ms pairs_per_s", d);
+    const std::string file = s.sweep + "_" + backend + ".dat";
+    s.plots->data(
+        file, "N t D L near_total_ms collect_ms transfer_ms kernel_ms return_ms pairs_per_s", d);
     body += (i ? ", " : "") + format("'%s' using 1:5 with linespoints %s title '%s'", file.c_str(),
                                      line_style(i).c_str(), backend.c_str());
     ++i;
 
     // Its phases.
-    std::string phases =
-        plot_head(sweep + "_phases_" + backend + ".png",
-                  "Near-field phases of the " + backend + " back end, " + sweep + " sweep, " + ct,
-                  xlabel, "time per evaluation (ms, " + stats + ")") +
-        "set logscale xy\nplot ";
+    std::string phases = plot_head(s.sweep + "_phases_" + backend + ".png",
+                                   "Near-field phases of the " + backend + " back end, " + s.sweep +
+                                       " sweep, " + s.ct,
+                                   s.xlabel, "time per evaluation (ms, " + s.stats + ")") +
+                         "set logscale xy\nplot ";
     const char* names[] = {"total", "collect (host)", "transfer (host to device)", "kernel",
                            "return (device to host, scatter)"};
     for (int c = 0; c < 5; ++c) {
       phases += (c ? ", " : "") + format("'%s' using 1:%d with linespoints %s title '%s'",
                                          file.c_str(), 5 + c, line_style(c).c_str(), names[c]);
     }
-    plots->script(sweep + "_phases_" + backend, phases + "\n");
+    s.plots->script(s.sweep + "_phases_" + backend, phases + "\n");
   }
-  plots->script(sweep + "_times", body + "\n");
+  s.plots->script(s.sweep + "_times", body + "\n");
+}
 
-  // Speedup of each back end over the reference (near field).
+// Speedup of each back end over the reference (near field).
+void reference_speedup_plot(const LineSweep& s,
+                            const std::map<std::string, std::vector<SweepRow>>& rows_of) {
   const std::string ref = kReferenceBackend;
-  if (rows_of.count(ref) && rows_of.size() > 1) {
-    std::map<long, double> base;
-    for (const SweepRow& r : rows_of.at(ref)) base[r.config] = r.near_total;
-    std::string s =
-        plot_head(sweep + "_vs_" + ref + ".png",
-                  "Near-field speedup over the " + ref + " back end, " + sweep + " sweep, " + ct,
-                  xlabel, ref + " time / back-end time (" + stats + ")") +
-        "set logscale x\nplot ";
-    std::size_t k = 0;
-    for (const auto& [backend, v] : rows_of) {
-      if (backend == ref) continue;
-      std::vector<std::vector<double>> d;
-      for (const SweepRow& r : v)
-        if (base.count(r.config)) d.push_back({r.n, base[r.config] / r.near_total});
-      const std::string file = sweep + "_" + backend + "_vs_" + ref + ".dat";
-      plots->data(file, "N speedup_near_vs_" + ref, d);
-      s += (k ? ", " : "") + format("'%s' using 1:2 with linespoints %s title '%s over %s'",
-                                    file.c_str(), line_style(k + 1).c_str(), backend.c_str(),
-                                    ref.c_str());
-      ++k;
-    }
-    plots->script(sweep + "_vs_" + ref, s + ", 1 with lines dt 2 lc rgb 'grey' title 'equal'\n");
+  if (!rows_of.count(ref) || rows_of.size() < 2) return;
+  std::map<long, double> base;
+  for (const SweepRow& r : rows_of.at(ref)) base[r.config] = r.near_total;
+  std::string body =
+      plot_head(s.sweep + "_vs_" + ref + ".png",
+                "Near-field speedup over the " + ref + " back end, " + s.sweep + " sweep, " + s.ct,
+                s.xlabel, ref + " time / back-end time (" + s.stats + ")") +
+      "set logscale x\nplot ";
+  std::size_t k = 0;
+  for (const auto& [backend, v] : rows_of) {
+    if (backend == ref) continue;
+    std::vector<std::vector<double>> d;
+    for (const SweepRow& r : v)
+      if (base.count(r.config)) d.push_back({r.n, base[r.config] / r.near_total});
+    const std::string file = s.sweep + "_" + backend + "_vs_" + ref + ".dat";
+    s.plots->data(file, "N speedup_near_vs_" + ref, d);
+    body += (k ? ", " : "") + format("'%s' using 1:2 with linespoints %s title '%s over %s'",
+                                     file.c_str(), line_style(k + 1).c_str(), backend.c_str(),
+                                     ref.c_str());
+    ++k;
   }
+  s.plots->script(s.sweep + "_vs_" + ref,
+                  body + ", 1 with lines dt 2 lc rgb 'grey' title 'equal'\n");
+}
 
-  // Repetition over indexing: measured phases, and the model (paper 1 Figs. 1-3).
-  if (!fit) return;
+// Repetition over indexing, phase by phase, measured (and modelled where the model was fitted):
+// the data file's name, "" when no run of this sweep was paired.
+std::string phase_speedup_plot(const LineSweep& s, const ModelFit& fit) {
   std::vector<std::vector<double>> d;
-  for (const Prediction& p : fit->predictions) {
+  for (const Prediction& p : fit.predictions) {
     const PairedRun& r = *p.run;
-    if (r.base.sweep != sweep) continue;
+    if (r.base.sweep != s.sweep) continue;
     d.push_back({r.base.n, r.base.t, r.base.D, double(r.base.levels), r.x.collect, r.x.transfer,
                  r.x.kernel, r.x.ret, r.x_total, p.collect_model, p.kernel_model, p.eq27, p.eq8,
                  p.paper2});
   }
   if (d.empty()) {  // paired runs without a fitted model: measured speedups only
-    for (const PairedRun& r : fit->runs) {
-      if (r.base.sweep != sweep) continue;
+    for (const PairedRun& r : fit.runs) {
+      if (r.base.sweep != s.sweep) continue;
       d.push_back({r.base.n, r.base.t, r.base.D, double(r.base.levels), r.x.collect, r.x.transfer,
                    r.x.kernel, r.x.ret, r.x_total, kNaN, kNaN, kNaN, kNaN, kNaN});
     }
   }
-  if (d.empty()) return;
+  if (d.empty()) return "";
   std::sort(d.begin(), d.end());
-  const std::string file = sweep + "_speedup.dat";
-  plots->data(file,
-              "N t D L x_collect x_transfer x_kernel x_return x_total eq14_collect eq26_kernel "
-              "eq27_total eq8_total paper2_total (speedup = indexing time / repetition time)",
-              d);
-  const std::string ylabel = "speedup = indexing time / repetition time";
-  std::string ph = plot_head(sweep + "_phase_speedups.png",
-                             "Repetition over indexing, phase by phase, " + sweep + " sweep, " + ct,
-                             xlabel, ylabel + " (>1: repetition faster)") +
-                   "set logscale xy\nplot ";
+  const std::string file = s.sweep + "_speedup.dat";
+  s.plots->data(file,
+                "N t D L x_collect x_transfer x_kernel x_return x_total eq14_collect eq26_kernel "
+                "eq27_total eq8_total paper2_total (speedup = indexing time / repetition time)",
+                d);
+  std::string ph =
+      plot_head(s.sweep + "_phase_speedups.png",
+                "Repetition over indexing, phase by phase, " + s.sweep + " sweep, " + s.ct,
+                s.xlabel, std::string(kSpeedupLabel) + " (>1: repetition faster)") +
+      "set logscale xy\nplot ";
   const char* names[] = {"collect", "transfer", "kernel", "return", "whole near field"};
   for (int c = 0; c < 5; ++c) {
     ph += (c ? ", " : "") + format("'%s' using 1:%d with linespoints %s title '%s'", file.c_str(),
                                    5 + c, line_style(c).c_str(), names[c]);
   }
-  plots->script(sweep + "_phase_speedups",
-                ph + ", 1 with lines dt 2 lc rgb 'grey' title 'equal'\n");
-  if (!fit->speedup_fitted) return;
-  const Paper1Coefficients& c = fit->paper1;
-  plots->script(
-      sweep + "_model_collect",
-      plot_head(sweep + "_model_collect.png",
-                "Collection speedup: measured vs paper 1 eq. 14 (cf. its Fig. 1), " + sweep +
-                    " sweep, " + ct,
-                xlabel, ylabel) +
+  s.plots->script(s.sweep + "_phase_speedups",
+                  ph + ", 1 with lines dt 2 lc rgb 'grey' title 'equal'\n");
+  return file;
+}
+
+// The measured speedups against paper 1's model (its Figs. 1-3), from data file `file`.
+void model_plots(const LineSweep& s, const std::string& file, const Paper1Coefficients& c) {
+  const std::string ylabel = kSpeedupLabel;
+  s.plots->script(
+      s.sweep + "_model_collect",
+      plot_head(s.sweep + "_model_collect.png",
+                "Collection speedup: measured vs paper 1 eq. 14 (cf. its Fig. 1), " + s.sweep +
+                    " sweep, " + s.ct,
+                s.xlabel, ylabel) +
           format("set logscale x\nplot '%s' using 1:5 with linespoints %s title 'measured', "
                  "'%s' using 1:10 with linespoints dt 2 %s title 'eq. 14, fitted lambda_RAM = "
                  "%.3g'\n",
                  file.c_str(), line_style(0).c_str(), file.c_str(), line_style(2).c_str(),
                  c.lambda_ram));
-  plots->script(
-      sweep + "_model_kernel",
-      plot_head(
-          sweep + "_model_kernel.png",
-          "Kernel speedup: measured vs paper 1 eq. 26 (cf. its Fig. 2), " + sweep + " sweep, " + ct,
-          xlabel, ylabel + " (log)") +
+  s.plots->script(
+      s.sweep + "_model_kernel",
+      plot_head(s.sweep + "_model_kernel.png",
+                "Kernel speedup: measured vs paper 1 eq. 26 (cf. its Fig. 2), " + s.sweep +
+                    " sweep, " + s.ct,
+                s.xlabel, ylabel + " (log)") +
           format("set logscale xy\nplot '%s' using 1:7 with linespoints %s title 'measured', "
                  "'%s' using 1:11 with linespoints dt 2 %s title 'eq. 26, fitted lambda_GPU = "
                  "%.3g'\n",
                  file.c_str(), line_style(0).c_str(), file.c_str(), line_style(2).c_str(),
                  c.lambda_gpu));
-  plots->script(
-      sweep + "_model_total",
-      plot_head(sweep + "_model_total.png",
-                "Whole near-field speedup: measured vs the models (cf. paper 1 Fig. 3), " + sweep +
-                    " sweep",
-                xlabel, ylabel) +
+  s.plots->script(
+      s.sweep + "_model_total",
+      plot_head(s.sweep + "_model_total.png",
+                "Whole near-field speedup: measured vs the models (cf. paper 1 Fig. 3), " +
+                    s.sweep + " sweep",
+                s.xlabel, ylabel) +
           format("set logscale x\nplot '%s' using 1:9 with linespoints %s title 'measured', "
                  "'%s' using 1:12 with linespoints dt 2 %s title 'eq. 27 (alpha %.2g, beta %.2g, "
                  "gamma %.2g)', '%s' using 1:13 with linespoints dt 3 %s title 'eq. 8 on measured "
@@ -263,6 +274,22 @@ void line_sweep_plots(Plots* plots, const std::string& sweep, const std::vector<
                  file.c_str(), line_style(0).c_str(), file.c_str(), line_style(1).c_str(), c.alpha,
                  c.beta, c.gamma, file.c_str(), line_style(2).c_str(), file.c_str(),
                  line_style(3).c_str()));
+}
+
+// Plots of a sweep over N (collection, kernel): times and phases per back end, speedups over cpu,
+// and -- when indexing and repetition both ran -- the per-phase speedups and the papers' model.
+void line_sweep_plots(Plots* plots, const std::string& sweep, const std::vector<SweepRow>& rows,
+                      const ModelFit* fit, int repeat) {
+  const auto rows_of = by_backend(rows, sweep);
+  if (rows_of.empty()) return;
+  const LineSweep s{plots, sweep, format("median of %d evaluations", repeat),
+                    format("CT = %d", rows_of.begin()->second.front().ct),
+                    "N (uniform points on the unit square; targets = sources)"};
+  time_plots(s, rows_of);
+  reference_speedup_plot(s, rows_of);
+  if (!fit) return;
+  const std::string file = phase_speedup_plot(s, *fit);
+  if (!file.empty() && fit->speedup_fitted) model_plots(s, file, fit->paper1);
 }
 
 // Readable colour-bar tics for ratios in [1/worst, worst]: 1, 2, 5, 10, ... and their inverses.
@@ -278,26 +305,34 @@ std::string ratio_tics(double worst) {
   return tics.empty() ? std::string() : "set cbtics (" + tics + ")\n";
 }
 
-// Heat maps of the levels sweep (paper 1 Figs. 4-6): x = L of N = 4^(L-1), y = offset i.
-void levels_plots(Plots* plots, const std::vector<SweepRow>& rows, int repeat) {
+// The levels sweep's grid (paper 1 Figs. 4-6): x = L of N = 4^(L-1), y = offset i; its rows by
+// configuration and back end, and the heads every heat map shares.
+struct LevelsGrid {
+  Plots* plots;
   std::map<long, std::map<std::string, const SweepRow*>> configs;
   std::set<std::string> backends;
   int lmin = 99, lmax = 0, imin = 99, imax = -99;
-  for (const SweepRow& r : rows) {
-    if (r.sweep != "levels") continue;
-    configs[r.config][r.backend] = &r;
-    backends.insert(r.backend);
-    lmin = std::min(lmin, r.grid_levels);
-    lmax = std::max(lmax, r.grid_levels);
-    imin = std::min(imin, r.level_offset);
-    imax = std::max(imax, r.level_offset);
+  std::string ct, stats;
+
+  LevelsGrid(Plots* p, const std::vector<SweepRow>& rows, int repeat)
+      : plots(p), stats(format("median of %d", repeat)) {
+    for (const SweepRow& r : rows) {
+      if (r.sweep != "levels") continue;
+      configs[r.config][r.backend] = &r;
+      backends.insert(r.backend);
+      lmin = std::min(lmin, r.grid_levels);
+      lmax = std::max(lmax, r.grid_levels);
+      imin = std::min(imin, r.level_offset);
+      imax = std::max(imax, r.level_offset);
+    }
+    if (!configs.empty()) ct = format("CT = %d", configs.begin()->second.begin()->second->ct);
   }
-  if (configs.empty()) return;
-  const std::string ct = format("CT = %d", configs.begin()->second.begin()->second->ct);
-  const std::string xlabel = "L (N = 4^(L-1) uniform points; L = the grid's size, not the tree's)";
-  const std::string ylabel = "level offset i (tree height = L fixed by CT, plus i)";
-  auto head = [&](const std::string& name, const std::string& title, const std::string& cb) {
-    return plot_head(name + ".png", title, xlabel, ylabel) +
+
+  // A heat map's head: the grid's axes, a log colour bar labelled `cb`, grey where not run.
+  std::string head(const std::string& name, const std::string& title, const std::string& cb) const {
+    return plot_head(name + ".png", title,
+                     "L (N = 4^(L-1) uniform points; L = the grid's size, not the tree's)",
+                     "level offset i (tree height = L fixed by CT, plus i)") +
            format(
                "set xrange [%g:%g]\nset yrange [%g:%g]\nset xtics 1\nset ytics 1\n"
                "unset grid\nunset key\nset cblabel \"%s\"\nset logscale cb\n"
@@ -305,60 +340,68 @@ void levels_plots(Plots* plots, const std::vector<SweepRow>& rows, int repeat) {
                "'#d0d0d0' fillstyle solid noborder\n"
                "set label 1 'grey: not run' right at graph 1, graph -0.08\n",
                lmin - 0.5, lmax + 0.5, imin - 0.5, imax + 0.5, cb.c_str());
-  };
-  auto cells = [](const std::string& file) {
+  }
+
+  // The cells of data file `file` (L, i, value), each labelled with its value.
+  static std::string cells(const std::string& file) {
     return format(
         "plot '%s' using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder lc "
         "palette, '' using 1:2:(sprintf('%%.3g', $3)) with labels\n",
         file.c_str());
-  };
-  const std::string stats = format("median of %d", repeat);
-  for (const std::string& b : backends) {
-    std::vector<std::vector<double>> d;
-    for (const auto& [id, m] : configs)
-      if (m.count(b) && m.at(b)->near_total > 0)
-        d.push_back({double(m.at(b)->grid_levels), double(m.at(b)->level_offset),
-                     1e3 * m.at(b)->near_total});
-    if (d.empty()) continue;
-    const std::string name = "levels_time_" + b;
-    plots->data(name + ".dat", "L i near_total_ms", d);
-    plots->script(
-        name,
-        head(name, "Near-field time per evaluation (ms, " + stats + "), " + b + " back end, " + ct,
-             "ms (log scale)") +
-            "set palette defined (0 '#ffffcc', 0.5 '#fd8d3c', 1 '#800026')\n" +
-            cells(name + ".dat"));
-    // The whole evaluation, far + near, beside it: its least cell per L is the depth to use
-    // (the near field alone falls with every finer level; the far field grows).
-    std::vector<std::vector<double>> total;
-    std::map<int, std::pair<double, int>> best;  // L -> (least total, its i)
-    for (const auto& [id, m] : configs) {
-      if (!m.count(b) || m.at(b)->near_total <= 0 || m.at(b)->far_total <= 0) continue;
-      const SweepRow& r = *m.at(b);
-      const double ms = 1e3 * (r.far_total + r.near_total);
-      total.push_back({double(r.grid_levels), double(r.level_offset), ms});
-      auto& [least, at] = best.try_emplace(r.grid_levels, ms, r.level_offset).first->second;
-      if (ms < least) least = ms, at = r.level_offset;
-    }
-    if (total.empty()) continue;
-    const std::string tname = "levels_total_" + b;
-    plots->data(tname + ".dat", "L i far_plus_near_ms", total);
-    std::vector<std::vector<double>> marks;
-    for (const auto& [L, v] : best) marks.push_back({double(L), double(v.second)});
-    plots->data(tname + "_best.dat", "L i_of_least_total", marks);
-    plots->script(
-        tname,
-        head(tname,
-             "Whole evaluation, far + near (ms, " + stats + "), " + b + " back end, " + ct +
+  }
+};
+
+constexpr const char* kTimePalette =
+    "set palette defined (0 '#ffffcc', 0.5 '#fd8d3c', 1 '#800026')\n";
+
+// Back end b's near-field time, and beside it the whole evaluation, far + near: its least cell
+// per L is the depth to use (the near field alone falls with every finer level; the far field
+// grows).
+void levels_time_plots(const LevelsGrid& g, const std::string& b) {
+  std::vector<std::vector<double>> d;
+  for (const auto& [id, m] : g.configs)
+    if (m.count(b) && m.at(b)->near_total > 0)
+      d.push_back(
+          {double(m.at(b)->grid_levels), double(m.at(b)->level_offset), 1e3 * m.at(b)->near_total});
+  if (d.empty()) return;
+  const std::string name = "levels_time_" + b;
+  g.plots->data(name + ".dat", "L i near_total_ms", d);
+  g.plots->script(name, g.head(name,
+                               "Near-field time per evaluation (ms, " + g.stats + "), " + b +
+                                   " back end, " + g.ct,
+                               "ms (log scale)") +
+                            kTimePalette + LevelsGrid::cells(name + ".dat"));
+  std::vector<std::vector<double>> total;
+  std::map<int, std::pair<double, int>> best;  // L -> (least total, its i)
+  for (const auto& [id, m] : g.configs) {
+    if (!m.count(b) || m.at(b)->near_total <= 0 || m.at(b)->far_total <= 0) continue;
+    const SweepRow& r = *m.at(b);
+    const double ms = 1e3 * (r.far_total + r.near_total);
+    total.push_back({double(r.grid_levels), double(r.level_offset), ms});
+    auto& [least, at] = best.try_emplace(r.grid_levels, ms, r.level_offset).first->second;
+    if (ms < least) least = ms, at = r.level_offset;
+  }
+  if (total.empty()) return;
+  const std::string tname = "levels_total_" + b;
+  g.plots->data(tname + ".dat", "L i far_plus_near_ms", total);
+  std::vector<std::vector<double>> marks;
+  for (const auto& [L, v] : best) marks.push_back({double(L), double(v.second)});
+  g.plots->data(tname + "_best.dat", "L i_of_least_total", marks);
+  g.plots->script(
+      tname,
+      g.head(tname,
+             "Whole evaluation, far + near (ms, " + g.stats + "), " + b + " back end, " + g.ct +
                  "; boxed: the least per L",
              "ms (log scale)") +
-            "set palette defined (0 '#ffffcc', 0.5 '#fd8d3c', 1 '#800026')\n" +
-            format("plot '%s.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
-                   "lc palette, '' using 1:2:(sprintf('%%.3g', $3)) with labels, '%s_best.dat' "
-                   "using 1:2:(0.45):(0.45) with boxxyerror fs empty border lc rgb 'black' lw 3\n",
-                   tname.c_str(), tname.c_str()));
-  }
-  // Every GPU back end over the reference and over the baseline; the papers' three are Figs. 4-6.
+          kTimePalette +
+          format("plot '%s.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
+                 "lc palette, '' using 1:2:(sprintf('%%.3g', $3)) with labels, '%s_best.dat' "
+                 "using 1:2:(0.45):(0.45) with boxxyerror fs empty border lc rgb 'black' lw 3\n",
+                 tname.c_str(), tname.c_str()));
+}
+
+// Every GPU back end over the reference and over the baseline; the papers' three are Figs. 4-6.
+void levels_ratio_plots(const LevelsGrid& g) {
   const std::string ref = kReferenceBackend, baseline = kBaselineBackend,
                     restructured = kRestructuredBackend;
   std::vector<std::array<std::string, 3>> ratios;
@@ -369,15 +412,15 @@ void levels_plots(Plots* plots, const std::vector<SweepRow>& rows, int repeat) {
     return "";
   };
   for (const std::string& base : {ref, baseline}) {
-    if (!backends.count(base)) continue;
-    for (const std::string& fast : backends) {
+    if (!g.backends.count(base)) continue;
+    for (const std::string& fast : g.backends) {
       if (fast != ref && fast != base) ratios.push_back({fast, base, figure_of(fast, base)});
     }
   }
   for (const auto& [fast, base, figure] : ratios) {
     std::vector<std::vector<double>> d;
     double worst = 1;
-    for (const auto& [id, m] : configs) {
+    for (const auto& [id, m] : g.configs) {
       if (!m.count(fast) || !m.count(base)) continue;
       const double x = m.at(base)->near_total / m.at(fast)->near_total;
       if (!(x > 0) || !std::isfinite(x)) continue;
@@ -386,16 +429,25 @@ void levels_plots(Plots* plots, const std::vector<SweepRow>& rows, int repeat) {
     }
     if (d.empty()) continue;
     const std::string name = "levels_" + fast + "_vs_" + base;
-    plots->data(name + ".dat", "L i speedup (" + base + " time / " + fast + " time)", d);
+    g.plots->data(name + ".dat", "L i speedup (" + base + " time / " + fast + " time)", d);
     // Symmetric in log around 1 (white): blue where `fast` wins, red where it loses.
-    plots->script(name, head(name,
-                             "Near-field speedup of " + fast + " over " + base + " (" + stats +
-                                 figure + "), " + ct,
-                             "speedup (log scale; blue > 1: " + fast + " faster)") +
-                            format("set cbrange [%g:%g]\n", 1 / worst, worst) + ratio_tics(worst) +
-                            "set palette defined (0 '#b2182b', 0.5 '#f7f7f7', 1 '#2166ac')\n" +
-                            cells(name + ".dat"));
+    g.plots->script(name, g.head(name,
+                                 "Near-field speedup of " + fast + " over " + base + " (" +
+                                     g.stats + figure + "), " + g.ct,
+                                 "speedup (log scale; blue > 1: " + fast + " faster)") +
+                              format("set cbrange [%g:%g]\n", 1 / worst, worst) +
+                              ratio_tics(worst) +
+                              "set palette defined (0 '#b2182b', 0.5 '#f7f7f7', 1 '#2166ac')\n" +
+                              LevelsGrid::cells(name + ".dat"));
   }
+}
+
+// Heat maps of the levels sweep (paper 1 Figs. 4-6): x = L of N = 4^(L-1), y = offset i.
+void levels_plots(Plots* plots, const std::vector<SweepRow>& rows, int repeat) {
+  const LevelsGrid g(plots, rows, repeat);
+  if (g.configs.empty()) return;
+  for (const std::string& b : g.backends) levels_time_plots(g, b);
+  levels_ratio_plots(g);
 }
 
 // Predicted against measured overall speedup, every paired run (model fit --plot-dir).

@@ -129,122 +129,151 @@ void png_option(const std::string& option, const std::string& path) {
 // the user fixed, unless --accuracy asks for refinement from it.
 constexpr double kDefaultAccuracy = 1e-6;
 
-SolveArgs solve_args(const po::variables_map& vm) {
-  SolveArgs a;
-  ElectrostaticOptions& o = a.options;
+// --input and the files the solve writes.
+void read_files(const po::variables_map& vm, SolveArgs* a) {
   const std::string* input = value_of(vm, "input");
   if (!input) throw InvalidInput("solve: --input is required (a contour file, .h5)");
   hdf5_option("input", *input);
-  a.input = *input;
+  a->input = *input;
   if (auto v = value_of(vm, "targets")) {
-    a.targets = file_option("targets", *v);
+    a->targets = file_option("targets", *v);
   }
   if (auto v = value_of(vm, "output")) {
     hdf5_option("output", *v);
-    a.output = *v;
+    a->output = *v;
   }
   if (auto v = value_of(vm, "plot")) {
     png_option("plot", *v);
-    a.plot = *v;
+    a->plot = *v;
   }
   if (auto v = value_of(vm, "rlgc")) {
     if (v->empty()) throw InvalidInput("--rlgc: empty file name");
-    a.rlgc = *v;
+    a->rlgc = *v;
   }
+}
+
+// The problem: the conductors' potentials or charge, the reference, the background, the ground
+// plane.
+void read_problem(const po::variables_map& vm, SolveArgs* a) {
+  ElectrostaticOptions* o = &a->options;
   if (auto v = value_of(vm, "potentials")) {
-    o.potentials = numbers_option("potentials", *v);
-    a.potentials_given = true;
+    o->potentials = numbers_option("potentials", *v);
+    a->potentials_given = true;
   }
   if (auto v = value_of(vm, "reference")) {
-    o.reference = static_cast<int>(integer_option("reference", *v, 0, INT_MAX, "an integer >= 0"));
+    o->reference = static_cast<int>(integer_option("reference", *v, 0, INT_MAX, "an integer >= 0"));
   }
-  if (auto v = value_of(vm, "charge")) o.total_charge = real_option("charge", *v, "a number (C/m)");
+  if (auto v = value_of(vm, "charge"))
+    o->total_charge = real_option("charge", *v, "a number (C/m)");
   if (auto v = value_of(vm, "eps-r")) {
-    o.eps_r = positive_option("eps-r", *v);
-    a.eps_r_given = true;
+    o->eps_r = positive_option("eps-r", *v);
+    a->eps_r_given = true;
   }
   if (auto v = value_of(vm, "ground-plane")) {
-    a.ground_plane_given = true;
-    o.ground_plane = *v != "none";
-    if (o.ground_plane) {
-      o.ground_plane_y = real_option("ground-plane", *v, "a height in metres, or none");
+    a->ground_plane_given = true;
+    o->ground_plane = *v != "none";
+    if (o->ground_plane) {
+      o->ground_plane_y = real_option("ground-plane", *v, "a height in metres, or none");
     }
   }
+}
+
+// The mesh: its size, the accuracy target that refines it, the grading.
+void read_mesh(const po::variables_map& vm, SolveArgs* a) {
+  ElectrostaticOptions* o = &a->options;
   const std::string* panels = value_of(vm, "panels");
   const std::string* size = value_of(vm, "panel-size");
   if (panels && size) throw InvalidInput("--panels and --panel-size exclude each other: give one");
   if (panels) {
-    o.panels = static_cast<std::size_t>(
+    o->panels = static_cast<std::size_t>(
         integer_option("panels", *panels, 1, 100000000, "an integer in [1, 1e8]"));
-    a.mesh_option = "--panels";
+    a->mesh_option = "--panels";
   }
   if (size) {
-    o.panel_size = positive_option("panel-size", *size);
-    a.mesh_option = "--panel-size";
+    o->panel_size = positive_option("panel-size", *size);
+    a->mesh_option = "--panel-size";
   }
   if (auto v = value_of(vm, "accuracy")) {
-    o.accuracy = real_option("accuracy", *v, "a relative accuracy with 0 < A < 1");
-    if (!(o.accuracy > 0 && o.accuracy < 1)) {
+    o->accuracy = real_option("accuracy", *v, "a relative accuracy with 0 < A < 1");
+    if (!(o->accuracy > 0 && o->accuracy < 1)) {
       bad_value("accuracy", *v, "a relative accuracy with 0 < A < 1");
     }
   } else {
-    o.accuracy = a.mesh_option.empty() ? kDefaultAccuracy : 0;
+    o->accuracy = a->mesh_option.empty() ? kDefaultAccuracy : 0;
   }
   if (auto v = value_of(vm, "max-panels")) {
-    o.max_panels = count_option("max-panels", *v);
-    if (o.panels > o.max_panels) {
+    o->max_panels = count_option("max-panels", *v);
+    if (o->panels > o->max_panels) {
       throw InvalidInput("--max-panels " + *v + " is less than --panels " + *panels);
     }
   }
   if (auto v = value_of(vm, "grading")) {
-    o.grading = real_option("grading", *v, "a number in [1, 10]");
-    if (!(o.grading >= 1 && o.grading <= 10)) bad_value("grading", *v, "a number in [1, 10]");
+    o->grading = real_option("grading", *v, "a number in [1, 10]");
+    if (!(o->grading >= 1 && o->grading <= 10)) bad_value("grading", *v, "a number in [1, 10]");
   }
+}
+
+// The linear solve: GMRES and its preconditioner, or the dense LU.
+void read_solver(const po::variables_map& vm, ElectrostaticOptions* o) {
   if (auto v = value_of(vm, "tol")) {
-    o.tol = real_option("tol", *v, "a number with 0 < T < 1");
-    if (!(o.tol > 0 && o.tol < 1)) bad_value("tol", *v, "a number with 0 < T < 1");
+    o->tol = real_option("tol", *v, "a number with 0 < T < 1");
+    if (!(o->tol > 0 && o->tol < 1)) bad_value("tol", *v, "a number with 0 < T < 1");
   }
   if (auto v = value_of(vm, "restart")) {
-    o.restart = static_cast<int>(integer_option("restart", *v, 1, 10000, "an integer in [1, 1e4]"));
+    o->restart =
+        static_cast<int>(integer_option("restart", *v, 1, 10000, "an integer in [1, 1e4]"));
   }
   if (auto v = value_of(vm, "max-iterations")) {
-    o.max_iterations =
+    o->max_iterations =
         static_cast<int>(integer_option("max-iterations", *v, 1, INT_MAX, "an integer >= 1"));
   }
   if (auto v = value_of(vm, "preconditioner")) {
     if (*v != "auto" && *v != "block" && *v != "diagonal" && *v != "none") {
       bad_value("preconditioner", *v, "auto, block, diagonal or none");
     }
-    o.preconditioner = *v;
+    o->preconditioner = *v;
   }
   if (auto v = value_of(vm, "block-size")) {
-    o.block_size =
+    o->block_size =
         static_cast<int>(integer_option("block-size", *v, 1, 4096, "an integer in [1, 4096]"));
   }
   if (auto v = value_of(vm, "block-overlap")) {
-    o.block_overlap =
+    o->block_overlap =
         static_cast<int>(integer_option("block-overlap", *v, 0, 4096, "an integer in [0, 4096]"));
   }
   if (auto v = value_of(vm, "method")) {
     if (*v != "fmm" && *v != "dense") bad_value("method", *v, "fmm or dense");
-    o.method = *v;
+    o->method = *v;
   }
-  if (auto v = value_of(vm, "backend")) o.fmm.backend = *v;  // the Solver names unknown ones
+}
+
+// The FMM behind GMRES's products.
+void read_fmm(const po::variables_map& vm, Options* fmm) {
+  if (auto v = value_of(vm, "backend")) fmm->backend = *v;  // the Solver names unknown ones
   if (auto v = value_of(vm, "eps")) {
-    o.fmm.eps = real_option("eps", *v, "a number with 0 < X < 1");
-    if (!(o.fmm.eps > 0 && o.fmm.eps < 1)) bad_value("eps", *v, "a number with 0 < X < 1");
+    fmm->eps = real_option("eps", *v, "a number with 0 < X < 1");
+    if (!(fmm->eps > 0 && fmm->eps < 1)) bad_value("eps", *v, "a number with 0 < X < 1");
   }
   if (auto v = value_of(vm, "ct"); v && *v != "auto") {
-    o.fmm.ct = static_cast<int>(integer_option("ct", *v, 1, INT_MAX, "an integer >= 1 or auto"));
+    fmm->ct = static_cast<int>(integer_option("ct", *v, 1, INT_MAX, "an integer >= 1 or auto"));
   }
   if (auto v = value_of(vm, "levels")) {
-    o.fmm.level_offset = static_cast<int>(integer_option(
+    fmm->level_offset = static_cast<int>(integer_option(
         "levels", *v, -kMaxLevels, kMaxLevels, "an integer level change such as +1, -2 or 0"));
   }
   if (auto v = value_of(vm, "threads")) {
-    o.fmm.threads =
+    fmm->threads =
         static_cast<int>(integer_option("threads", *v, 1, 4096, "an integer in [1, 4096]"));
   }
+}
+
+SolveArgs solve_args(const po::variables_map& vm) {
+  SolveArgs a;
+  read_files(vm, &a);
+  read_problem(vm, &a);
+  read_mesh(vm, &a);
+  read_solver(vm, &a.options);
+  read_fmm(vm, &a.options.fmm);
   if (auto v = value_of(vm, "report")) a.json = report_option(*v) == ReportFormat::Json;
   a.quiet = switch_of(vm, "quiet");
   return a;

@@ -162,6 +162,167 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[static_cast<std::size_t>(q * double(sorted.size() - 1))];
 }
 
+// |E| on the probe grid, and the ranges the picture's colours and equipotentials span.
+struct FieldImage {
+  std::vector<double> e;  ///< |E| per probe, NaN inside solid metal (drawn grey there)
+  double e_lo = 0, e_hi = 0;
+  double phi_lo = std::numeric_limits<double>::infinity(), phi_hi = -phi_lo;
+};
+
+// The colour range: the 99.5% quantile down 4 decades at most (the field is singular at edges
+// and zero inside shells; neither should set the scale).
+FieldImage field_image(const ProbeGrid& g, const FieldAtTargets& field, const Metal& metal) {
+  const std::size_t n = g.nx * g.ny;
+  FieldImage f;
+  f.e.resize(n);
+  std::vector<double> finite;
+  for (std::size_t i = 0; i < n; ++i) {
+    f.e[i] = metal.contains(g.x[i], g.y[i]) ? NAN : std::hypot(field.field_x[i], field.field_y[i]);
+    if (std::isfinite(f.e[i]) && f.e[i] > 0) finite.push_back(f.e[i]);
+    if (std::isfinite(field.potential[i])) {
+      f.phi_lo = std::min(f.phi_lo, field.potential[i]);
+      f.phi_hi = std::max(f.phi_hi, field.potential[i]);
+    }
+  }
+  if (finite.empty()) throw RuntimeFailure("--plot: the field is zero or undefined everywhere");
+  std::sort(finite.begin(), finite.end());
+  f.e_hi = quantile(finite, 0.995);
+  f.e_lo = std::max(quantile(finite, 0.01), 1e-4 * f.e_hi);
+  return f;
+}
+
+// grid.dat: x, y (in `unit`), |E| clamped to the colour range, phi; a blank line after each row.
+void write_grid(const fs::path& dir, const ProbeGrid& g, const FieldAtTargets& field,
+                const FieldImage& f, const Unit& unit) {
+  const double k = unit.per_metre;
+  std::ofstream out(dir / "grid.dat");
+  out << "# x (" << unit.name << ") y |E| (V/m, clamped to the colour range) phi (V)\n";
+  for (std::size_t j = 0; j < g.ny; ++j) {
+    for (std::size_t i = 0; i < g.nx; ++i) {
+      const std::size_t at = j * g.nx + i;
+      const double v = std::isfinite(f.e[at]) ? std::clamp(f.e[at], f.e_lo, f.e_hi) : NAN;
+      out << format("%.9g %.9g ", g.x[at] * k, g.y[at] * k)
+          << (std::isfinite(v) ? format("%.6g", v) : std::string("NaN")) << " "
+          << format("%.9g", field.potential[at]) << "\n";
+    }
+    out << "\n";
+  }
+  if (!out) throw IoError("--plot: cannot write " + (dir / "grid.dat").string());
+}
+
+// \brief Which outlines the cross-section has.
+struct Outlines {
+  bool conductors = false, interfaces = false;
+};
+
+// conductors.dat and interfaces.dat (the panels as separate segments), metal.dat (the solid
+// metal's polygons).
+Outlines write_outlines(const fs::path& dir, const Panels& p, const Metal& metal, double k) {
+  std::ostringstream conductors, interfaces;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    std::ostringstream& o = p.conductor[i] == kDielectric ? interfaces : conductors;
+    o << format("%.9g %.9g\n%.9g %.9g\n\n", p.x0[i] * k, p.y0[i] * k, p.x1[i] * k, p.y1[i] * k);
+  }
+  std::ofstream(dir / "conductors.dat") << conductors.str();
+  std::ostringstream solid;
+  for (const Metal::Polygon& q : metal.polygons) {
+    for (std::size_t i = 0; i < q.x.size(); ++i) {
+      solid << format("%.9g %.9g\n", q.x[i] * k, q.y[i] * k);
+    }
+    solid << "\n";
+  }
+  std::ofstream(dir / "metal.dat") << solid.str();
+  std::ofstream(dir / "interfaces.dat") << interfaces.str();
+  return {!conductors.str().empty(), !interfaces.str().empty()};
+}
+
+// The script's set-up: canvas, equipotentials traced into a table (when dv > 0, from v_lo), title,
+// axes, the ground plane's metal band, the colour bar.
+std::string script_head(const ElectrostaticSolution& s, const ProbeGrid& g, const FieldImage& f,
+                        const Unit& unit, double v_lo, double v_hi, double dv,
+                        const std::string& title) {
+  const double k = unit.per_metre;
+  // The canvas follows the box's shape: 1000 pixels across the plot, the height to match.
+  const double ratio = (g.y1 - g.y0) / (g.x1 - g.x0);
+  const int height = static_cast<int>(std::clamp(1000 * ratio + 230, 450.0, 1400.0));
+  std::string script = format("set terminal pngcairo size 1250,%d font 'Sans,11'\n", height) +
+                       "set termoption noenhanced\n";
+  if (dv > 0) {
+    script += format(
+        "set contour base\nunset surface\nset view map\n"
+        "set cntrparam levels incremental %.9g, %.9g, %.9g\n"
+        "set table 'equipotentials.dat'\nsplot 'grid.dat' using 1:2:4 with lines notitle\n"
+        "unset table\nunset contour\n",
+        v_lo + dv / 2, dv, v_hi);
+  }
+  script += "set output 'picture.png'\n";
+  script += "set title " + gp_quote(title) + "\n";
+  script += format("set xlabel 'x (%s)'\nset ylabel 'y (%s)'\n", unit.name, unit.name);
+  // Over a ground plane a band of metal (grey) below it, 4% of the height.
+  const double below = s.ground_plane ? 0.04 * (g.y1 - g.y0) : 0;
+  script += format("set size ratio -1\nset xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", g.x0 * k,
+                   g.x1 * k, (g.y0 - below) * k, g.y1 * k);
+  if (s.ground_plane) {
+    script += format(
+        "set object 1 rectangle from %.9g, %.9g to %.9g, %.9g front fillcolor rgb '#b8b8b8' "
+        "fillstyle solid noborder\n",
+        g.x0 * k, (g.y0 - below) * k, g.x1 * k, g.y0 * k);
+  }
+  script +=
+      format("set logscale cb\nset cbrange [%.6g:%.6g]\nset cblabel '|E| (V/m)' offset 2,0\n%s\n",
+             f.e_lo, f.e_hi, colour_tics(f.e_lo, f.e_hi).c_str());
+  return script;
+}
+
+// The plot command: |E| as an image, then metal, equipotentials, interfaces, conductors and the
+// ground plane over it.
+std::string plot_command(const ElectrostaticSolution& s, const Metal& metal, const Outlines& o,
+                         double dv, double k) {
+  std::string plot =
+      "set palette defined (0 '#fffff0', 1 '#fee391', 2 '#fec44f', 3 '#fe9929', 4 '#d95f0e', "
+      "5 '#993404', 6 '#4a1a04')\n"
+      "set key outside below center horizontal box\n"
+      "plot 'grid.dat' using 1:2:3 with image notitle";
+  if (!metal.polygons.empty()) {
+    plot += ", 'metal.dat' using 1:2 with filledcurves closed fc rgb '#b8b8b8' notitle";
+  }
+  if (dv > 0) {
+    plot += format(
+        ", 'equipotentials.dat' using 1:2 with lines lc rgb '#1c3fd0' lw 1.5 "
+        "title 'equipotentials (%g V apart)'",
+        dv);
+  }
+  if (o.interfaces) {
+    plot +=
+        ", 'interfaces.dat' using 1:2 with lines lc rgb '#1a9850' lw 2 dt 2 "
+        "title 'dielectric interface'";
+  }
+  if (o.conductors) {
+    plot += ", 'conductors.dat' using 1:2 with lines lc rgb '#000000' lw 4 title 'conductor'";
+  }
+  if (s.ground_plane) {
+    plot += format(", %.9g with lines lc rgb '#555555' lw 8 title 'ground plane'",
+                   s.ground_plane_y * k);
+  }
+  return plot + "\n";
+}
+
+// Runs gnuplot on plot.gp in `dir` and copies its picture to `png` (the atomic write's file: the
+// temporary folder may be on another file system).
+void render(const fs::path& dir, const std::string& png) {
+  const std::string cmd =
+      "cd " + shell_quote(dir.string()) + " && gnuplot plot.gp >/dev/null 2>gnuplot.log";
+  const fs::path picture = dir / "picture.png";
+  std::error_code ec;
+  if (std::system(cmd.c_str()) != 0 || !fs::exists(picture) || fs::file_size(picture, ec) == 0) {
+    throw RuntimeFailure("--plot: gnuplot failed: " + last_lines(dir / "gnuplot.log"));
+  }
+  write_atomically(png, [&](const std::string& tmp) {
+    fs::copy_file(picture, tmp, fs::copy_options::overwrite_existing, ec);
+    if (ec) throw IoError("--plot: cannot write '" + png + "': " + ec.message());
+  });
+}
+
 }  // namespace
 
 ProbeGrid probe_grid(const ElectrostaticSolution& s, std::size_t points) {
@@ -207,137 +368,22 @@ void plot_solution(const std::string& png, const ElectrostaticSolution& s, const
     throw InvalidInput("--plot: the field does not match the probe grid");
   }
   const Unit unit = unit_for(std::max(g.x1 - g.x0, g.y1 - g.y0));
-  const double k = unit.per_metre;
   const TempDir dir;
-
-  // |E| and its colour range: the 99.5% quantile down 4 decades at most (the field is singular
-  // at edges and zero inside shells; neither should set the scale).
-  // Points inside solid metal have no colour (grey polygons are drawn there).
   const Metal metal(s.panels);
-  std::vector<double> e(n), finite;
-  double phi_lo = std::numeric_limits<double>::infinity(), phi_hi = -phi_lo;
-  for (std::size_t i = 0; i < n; ++i) {
-    e[i] = metal.contains(g.x[i], g.y[i]) ? NAN : std::hypot(field.field_x[i], field.field_y[i]);
-    if (std::isfinite(e[i]) && e[i] > 0) finite.push_back(e[i]);
-    if (std::isfinite(field.potential[i])) {
-      phi_lo = std::min(phi_lo, field.potential[i]);
-      phi_hi = std::max(phi_hi, field.potential[i]);
-    }
-  }
-  if (finite.empty()) throw RuntimeFailure("--plot: the field is zero or undefined everywhere");
-  std::sort(finite.begin(), finite.end());
-  const double e_hi = quantile(finite, 0.995), e_lo = std::max(quantile(finite, 0.01), 1e-4 * e_hi);
-  {
-    std::ofstream out(dir.path / "grid.dat");
-    out << "# x (" << unit.name << ") y |E| (V/m, clamped to the colour range) phi (V)\n";
-    for (std::size_t j = 0; j < g.ny; ++j) {
-      for (std::size_t i = 0; i < g.nx; ++i) {
-        const std::size_t at = j * g.nx + i;
-        const double v = std::isfinite(e[at]) ? std::clamp(e[at], e_lo, e_hi) : NAN;
-        out << format("%.9g %.9g ", g.x[at] * k, g.y[at] * k)
-            << (std::isfinite(v) ? format("%.6g", v) : std::string("NaN")) << " "
-            << format("%.9g", field.potential[at]) << "\n";
-      }
-      out << "\n";
-    }
-    if (!out) throw IoError("--plot: cannot write " + (dir.path / "grid.dat").string());
-  }
-  // Conductor and interface panels as separate segments.
-  std::ostringstream conductors, interfaces;
-  for (std::size_t i = 0; i < s.panels.size(); ++i) {
-    std::ostringstream& o = s.panels.conductor[i] == kDielectric ? interfaces : conductors;
-    o << format("%.9g %.9g\n%.9g %.9g\n\n", s.panels.x0[i] * k, s.panels.y0[i] * k,
-                s.panels.x1[i] * k, s.panels.y1[i] * k);
-  }
-  std::ofstream(dir.path / "conductors.dat") << conductors.str();
-  std::ostringstream solid;
-  for (const Metal::Polygon& q : metal.polygons) {
-    for (std::size_t i = 0; i < q.x.size(); ++i) {
-      solid << format("%.9g %.9g\n", q.x[i] * k, q.y[i] * k);
-    }
-    solid << "\n";
-  }
-  std::ofstream(dir.path / "metal.dat") << solid.str();
-  std::ofstream(dir.path / "interfaces.dat") << interfaces.str();
-
+  const FieldImage f = field_image(g, field, metal);
+  write_grid(dir.path, g, field, f, unit);
+  const Outlines outlines = write_outlines(dir.path, s.panels, metal, unit.per_metre);
   // Equipotentials: ten steps between the lowest and highest conductor potential (or the
   // grid's range), through gnuplot's contouring into a table, then drawn as lines.
-  double v_lo = phi_lo, v_hi = phi_hi;
+  double v_lo = f.phi_lo, v_hi = f.phi_hi;
   if (s.potentials.size() >= 2) {
     v_lo = *std::min_element(s.potentials.begin(), s.potentials.end());
     v_hi = *std::max_element(s.potentials.begin(), s.potentials.end());
   }
   const double dv = (v_hi - v_lo) / 10;
-  // The canvas follows the box's shape: 1000 pixels across the plot, the height to match.
-  const double ratio = (g.y1 - g.y0) / (g.x1 - g.x0);
-  const int height = static_cast<int>(std::clamp(1000 * ratio + 230, 450.0, 1400.0));
-  std::string script = format("set terminal pngcairo size 1250,%d font 'Sans,11'\n", height) +
-                       "set termoption noenhanced\n";
-  if (dv > 0) {
-    script += format(
-        "set contour base\nunset surface\nset view map\n"
-        "set cntrparam levels incremental %.9g, %.9g, %.9g\n"
-        "set table 'equipotentials.dat'\nsplot 'grid.dat' using 1:2:4 with lines notitle\n"
-        "unset table\nunset contour\n",
-        v_lo + dv / 2, dv, v_hi);
-  }
-  script += "set output 'picture.png'\n";
-  script += "set title " + gp_quote(title) + "\n";
-  script += format("set xlabel 'x (%s)'\nset ylabel 'y (%s)'\n", unit.name, unit.name);
-  // Over a ground plane a band of metal (grey) below it, 4% of the height.
-  const double below = s.ground_plane ? 0.04 * (g.y1 - g.y0) : 0;
-  script += format("set size ratio -1\nset xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n", g.x0 * k,
-                   g.x1 * k, (g.y0 - below) * k, g.y1 * k);
-  if (s.ground_plane) {
-    script += format(
-        "set object 1 rectangle from %.9g, %.9g to %.9g, %.9g front fillcolor rgb '#b8b8b8' "
-        "fillstyle solid noborder\n",
-        g.x0 * k, (g.y0 - below) * k, g.x1 * k, g.y0 * k);
-  }
-  script +=
-      format("set logscale cb\nset cbrange [%.6g:%.6g]\nset cblabel '|E| (V/m)' offset 2,0\n%s\n",
-             e_lo, e_hi, colour_tics(e_lo, e_hi).c_str());
-  script +=
-      "set palette defined (0 '#fffff0', 1 '#fee391', 2 '#fec44f', 3 '#fe9929', 4 '#d95f0e', "
-      "5 '#993404', 6 '#4a1a04')\n"
-      "set key outside below center horizontal box\n"
-      "plot 'grid.dat' using 1:2:3 with image notitle";
-  if (!metal.polygons.empty()) {
-    script += ", 'metal.dat' using 1:2 with filledcurves closed fc rgb '#b8b8b8' notitle";
-  }
-  if (dv > 0) {
-    script += format(
-        ", 'equipotentials.dat' using 1:2 with lines lc rgb '#1c3fd0' lw 1.5 "
-        "title 'equipotentials (%g V apart)'",
-        dv);
-  }
-  if (!interfaces.str().empty()) {
-    script +=
-        ", 'interfaces.dat' using 1:2 with lines lc rgb '#1a9850' lw 2 dt 2 "
-        "title 'dielectric interface'";
-  }
-  if (!conductors.str().empty()) {
-    script += ", 'conductors.dat' using 1:2 with lines lc rgb '#000000' lw 4 title 'conductor'";
-  }
-  if (s.ground_plane) {
-    script += format(", %.9g with lines lc rgb '#555555' lw 8 title 'ground plane'",
-                     s.ground_plane_y * k);
-  }
-  script += "\n";
-  std::ofstream(dir.path / "plot.gp") << script;
-
-  const std::string cmd =
-      "cd " + shell_quote(dir.path.string()) + " && gnuplot plot.gp >/dev/null 2>gnuplot.log";
-  const fs::path picture = dir.path / "picture.png";
-  std::error_code ec;
-  if (std::system(cmd.c_str()) != 0 || !fs::exists(picture) || fs::file_size(picture, ec) == 0) {
-    throw RuntimeFailure("--plot: gnuplot failed: " + last_lines(dir.path / "gnuplot.log"));
-  }
-  // Copied (the temporary folder may be on another file system) into the atomic write's file.
-  write_atomically(png, [&](const std::string& tmp) {
-    fs::copy_file(picture, tmp, fs::copy_options::overwrite_existing, ec);
-    if (ec) throw IoError("--plot: cannot write '" + png + "': " + ec.message());
-  });
+  std::ofstream(dir.path / "plot.gp") << script_head(s, g, f, unit, v_lo, v_hi, dv, title) +
+                                             plot_command(s, metal, outlines, dv, unit.per_metre);
+  render(dir.path, png);
 }
 
 }  // namespace mlfma2d::app

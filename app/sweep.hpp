@@ -4,6 +4,7 @@
 /// module's timing harness), CSV, metadata, model fit and plots.
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,14 @@ struct SweepArgs {
 /// The sweep command (its row in command_rows()): a progress bar on stderr, the CSV, metadata
 /// JSON, model fit and plots in the output folder, a summary on stdout.
 CommandRow sweep_command();
+
+/// The sweeps `mlfma2d sweep` knows: collection, kernel, levels.
+std::vector<std::string> sweep_names();
+
+/// Runs sweep `a` (app/sweep_run.cpp): the CSV grows row by row in NAME.csv.partial, which a
+/// failing or killed run leaves with the rows it measured, and becomes NAME.csv when every
+/// configuration is done; then the model, plots and metadata beside it, the summary on `out`,
+/// progress and notes on `err`. Returns the exit code (0).
+int run_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err);
 
 }  // namespace mlfma2d::app

@@ -34,25 +34,20 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <functional>
-#include <memory>
 #include <random>
-#include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "bench.hpp"
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 #include "runtime/text.hpp"
 #include "tuning/tuning.hpp"
 
 using namespace mlfma2d;
+using namespace mlfma2d::bench;
 using tuning::median;
 using json = nlohmann::json;
 
@@ -83,76 +78,10 @@ std::vector<double> charges(std::size_t n, std::uint64_t k) {
   return q;
 }
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-/// Peak resident host memory of this process, GiB.
-double peak_rss_gib() {
-  return double(tuning::host_memory().peak_resident) / kGiB;
-}
-
-double host_memory_gib() {
-  return double(tuning::host_memory().total) / kGiB;
-}
-
 std::string ms(double s) {
   return format("%.1f ms", 1e3 * s);
 }
 
-struct Args {
-  std::string backend;
-  int threads = 0;
-  int repeat = 5;
-  std::set<std::string> rows;
-  bool all = true;
-  std::string json_path;
-  int ct = 15;
-  int level_offset = 0;
-  std::size_t sample = 1000;
-  bool variants = false;
-  std::size_t kernel_n = 10000000;
-  std::vector<int> kernel_ct = {15, 64};
-  std::vector<std::string> auto_sets = {"uniform"};
-  std::vector<std::size_t> auto_n = {1000000};
-  double auto_eps = 1e-6;
-  std::vector<std::string> auto_backends;  ///< empty: every available one
-  std::vector<std::string> auto_trees = {"uniform", "adaptive"};
-  std::vector<int> auto_offsets = {-4, -3, -2, -1, 0, 1};
-  double max_pairs = 2e10;    ///< row h skips a scan point with more pairs
-  bool place_threads = true;  ///< row h: Options::place_threads
-};
-
-std::vector<std::string> comma_list(const std::string& text) {
-  std::vector<std::string> items = split(text, ',');
-  for (const std::string& item : items)
-    if (item.empty())
-      throw InvalidInput("'" + text + "': a comma-separated list without empty items");
-  return items;
-}
-
-struct Row {
-  std::string id, what, target, measured, met;
-  json detail;
-};
-
-std::vector<Row> g_rows;
-
-void print_row(const Row& r) {
-  std::printf("%-4s %-46s %-16s %-22s %s\n", r.id.c_str(), r.what.c_str(), r.target.c_str(),
-              r.measured.c_str(), r.met.c_str());
-}
-
-// Writes the JSON file (all rows so far); set by main when --json is given.
-std::function<void()> g_save_json;
-
-void add_row(Row r) {
-  print_row(r);
-  std::printf("     %s\n", r.detail.dump().c_str());
-  std::fflush(stdout);
-  g_rows.push_back(std::move(r));
-  if (g_save_json) g_save_json();
-}
-
-// The detail objects below are key-value data, laid out several to a line.
 // clang-format off
 
 /// The figures of a tree that every row reports.
@@ -291,6 +220,52 @@ std::vector<double> phase(const std::vector<Timings>& t, double Timings::*field)
 }
 
 /// Row h for one set and N: the defaults, then the scan, then the ratio.
+/// \brief The scan of row h: every back end x tree x level offset at CT 15, and the fastest.
+struct Scan {
+  json points = json::array();
+  double best = INFINITY;
+  std::string best_text;
+};
+
+/// Row h's scan on the n points `p` with options `o` (the defaults' but for what the scan sets).
+Scan scan_configurations(const PointSet& p, std::size_t n, const Options& o, const Args& a) {
+  std::vector<std::string> backends = a.auto_backends;
+  if (backends.empty())
+    for (const std::string& b : near_field_backends())
+      if (near_field_backend_available(b)) backends.push_back(b);
+  Scan scan;
+  for (const std::string& b : backends)
+    for (const std::string& tree : a.auto_trees)
+      for (const int offset : a.auto_offsets) {
+        Options f = o;
+        f.backend = b;
+        f.tree = tree;
+        f.ct = kPapersCapacity;
+        f.level_offset = offset;
+        json point = {{"backend", b}, {"tree", tree}, {"level_offset", offset}};
+        try {
+          Solver x(p.x, p.y, f);
+          if (double(x.stats().near_pairs) > a.max_pairs) {
+            point["skipped"] = "near pairs above --max-pairs";
+            scan.points.push_back(point);
+            continue;
+          }
+          x.evaluate(p.q);  // its first evaluation, like the defaults' one-shot
+          const std::vector<double> t = phase(evaluations(&x, n, 3), &Timings::total);
+          point["median_s"] = median(t);
+          if (median(t) < scan.best) {
+            scan.best = median(t);
+            scan.best_text = format("%s %s %+d", b.c_str(), tree.c_str(), offset);
+          }
+        } catch (const Error& e) {  // an offset past the root or the deepest level, memory
+          point["skipped"] = e.what();
+        }
+        scan.points.push_back(point);
+      }
+  return scan;
+}
+
+/// Row h for one set and N: the defaults, then the scan, then the ratio.
 void row_defaults_vs_scan(const std::string& set, std::size_t n, const Args& a) {
   const PointSet p = generate_points(set, n, 1);
   Options o;
@@ -321,41 +296,9 @@ void row_defaults_vs_scan(const std::string& set, std::size_t n, const Args& a) 
       ms(least).c_str(), ms(choice.predicted_seconds).c_str());
   std::fflush(stdout);
 
-  std::vector<std::string> backends = a.auto_backends;
-  if (backends.empty())
-    for (const std::string& b : near_field_backends())
-      if (near_field_backend_available(b)) backends.push_back(b);
-  json scan = json::array();
-  double best = INFINITY;
-  std::string best_text;
-  for (const std::string& b : backends)
-    for (const std::string& tree : a.auto_trees)
-      for (const int offset : a.auto_offsets) {
-        Options f = o;
-        f.backend = b;
-        f.tree = tree;
-        f.ct = kPapersCapacity;
-        f.level_offset = offset;
-        json point = {{"backend", b}, {"tree", tree}, {"level_offset", offset}};
-        try {
-          Solver x(p.x, p.y, f);
-          if (double(x.stats().near_pairs) > a.max_pairs) {
-            point["skipped"] = "near pairs above --max-pairs";
-            scan.push_back(point);
-            continue;
-          }
-          x.evaluate(p.q);  // its first evaluation, like the defaults' one-shot
-          const std::vector<double> t = phase(evaluations(&x, n, 3), &Timings::total);
-          point["median_s"] = median(t);
-          if (median(t) < best) {
-            best = median(t);
-            best_text = format("%s %s %+d", b.c_str(), tree.c_str(), offset);
-          }
-        } catch (const Error& e) {  // an offset past the root or the deepest level, memory
-          point["skipped"] = e.what();
-        }
-        scan.push_back(point);
-      }
+  const Scan scan = scan_configurations(p, n, o, a);
+  const double best = scan.best;
+  const std::string& best_text = scan.best_text;
   Row r;
   r.id = "h";
   r.what = format("defaults / scan's best, %s N=%.0e eps %.0e", set.c_str(), double(n), a.auto_eps);
@@ -378,247 +321,121 @@ void row_defaults_vs_scan(const std::string& set, std::size_t n, const Args& a) 
               {"evaluations_near_s", phase(runs, &Timings::near)},
               {"evaluations_near_kernel_s", phase(runs, &Timings::near_kernel)},
               {"place_threads", a.place_threads}, {"best_s", best},
-              {"best", best_text}, {"ratio", ratio}, {"scan", scan}};
+              {"best", best_text}, {"ratio", ratio}, {"scan", scan.points}};
   // clang-format on
   add_row(r);
 }
 
-bool wants(const Args& a, const std::string& id) {
-  if (a.rows.count(id)) return true;
-  return a.all && id != "f";
+/// \brief Rows a and b, kept for row e (and a for c's ratio).
+struct EndToEndRows {
+  EndToEnd a, b;
+  bool have_a = false, have_b = false;
+};
+
+/// Rows a, b, c: end to end at N = 1e6 and 1e7 uniform, and 1e6 on the circle.
+EndToEndRows rows_end_to_end(const Args& a) {
+  EndToEndRows e;
+  if (wants(a, "a")) {
+    row_end_to_end("a", "uniform", 1000000, 0.060, a.backend, a, &e.a);
+    e.have_a = true;
+  }
+  if (wants(a, "b")) {
+    Args b = a;
+    b.sample = std::max<std::size_t>(100, a.sample / 10);  // direct sums cost N per target
+    row_end_to_end("b", "uniform", 10000000, 0.600, a.backend, b, &e.b);
+    e.have_b = true;
+  }
+  if (wants(a, "c")) {
+    EndToEnd rc;
+    row_end_to_end("c", "circle", 1000000, 0.060, a.backend, a, &rc);
+    if (e.have_a) {
+      std::printf("     circle / uniform at N=1e6: %.2f\n", rc.median / e.a.median);
+      last_row().detail["ratio_to_a"] = rc.median / e.a.median;
+    }
+  }
+  return e;
 }
 
-void usage() {
-  std::printf(
-      "usage: mlfma2d_bench [--backend NAME] [--threads T] [--repeat K] [--rows LIST]\n"
-      "                     [--json FILE] [--ct CT] [--levels I] [--sample S]\n"
-      "                     [--kernel-variants] [--kernel-n N] [--kernel-ct LIST]\n"
-      "                     [--auto-sets LIST] [--auto-n LIST] [--auto-eps X]\n"
-      "                     [--auto-backends LIST] [--auto-trees LIST] [--auto-offsets LIST]\n"
-      "                     [--max-pairs P] [--no-placement]\n"
-      "  rows: comma list of a,b,c,d,e,f,g,h or all (default; f only on >= 100 GiB of memory)\n");
+/// Row d: the near-field kernel's pair rate for each CT of --kernel-ct (with --kernel-variants,
+/// the other layouts of 'shared' beside it).
+void rows_kernel_rate(const Args& a) {
+  const std::size_t n = a.kernel_n;
+  const PointSet p = generate_points("uniform", n, 2);
+  for (int ct : a.kernel_ct) {
+    Options o;
+    o.ct = ct;
+    o.threads = a.threads;
+    tuning::NearFieldBench bench(p.x, p.y, {}, {}, o);
+    const std::string b = a.backend;
+    const json main = kernel_rate(&bench, b, a.repeat);
+    Row r;
+    r.id = "d" + std::to_string(ct);
+    r.what = "near kernel N=" + format("%.0e", double(n)) + " uniform CT " + std::to_string(ct) +
+             ", " + b;
+    r.target = ">= 1.3e11 pairs/s";
+    const double rate = main["pairs_per_s"].get<double>();
+    r.measured = format("%.3g pairs/s", rate) + format(" (%.0f%%)", 100 * rate / kCeiling);
+    r.met = rate >= kKernelTarget ? "yes" : "no";
+    r.detail = main;
+    r.detail["peak_rss_gib"] = peak_rss_gib();
+    if (a.variants && b == "shared") {
+      json v = json::array();
+      for (const std::string other : {"repetition-gpu"}) {
+        const json k = kernel_rate(&bench, other, 3);
+        std::printf("     variant %-24s %.3g pairs/s (%.0f%% of ceiling), kernel %s\n",
+                    other.c_str(), k["pairs_per_s"].get<double>(),
+                    100 * k["of_ceiling"].get<double>(), ms(k["kernel_s"].get<double>()).c_str());
+        v.push_back(k);
+      }
+      r.detail["variants"] = v;
+    }
+    add_row(r);
+  }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // The device's start (its first use in this process), timed apart and before any row: the
-  // one-shot figures are those of a process whose device is up (a library user's second Solver,
-  // or a program that started it at its own start: mlfma2d::start_device).
-  const double t_device = now();
-  start_device();
-  wait_for_device();
-  const double device_start = now() - t_device;
-  Args a;
-  a.backend = near_field_backend_available("shared") ? "shared" : "cpu";
-  try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string k = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw InvalidInput(k + " needs a value");
-        return argv[++i];
-      };
-      if (k == "--backend") {
-        a.backend = value();
-      } else if (k == "--threads") {
-        a.threads = std::stoi(value());
-      } else if (k == "--repeat") {
-        a.repeat = std::max(1, std::stoi(value()));
-      } else if (k == "--rows") {
-        std::stringstream s(value());
-        std::string item;
-        a.all = false;
-        while (std::getline(s, item, ',')) {
-          if (item == "all") {
-            a.all = true;
-          } else if (item.size() == 1 && item[0] >= 'a' && item[0] <= 'h') {
-            a.rows.insert(item);
-          } else {
-            throw InvalidInput("--rows: unknown row '" + item + "' (a..h or all)");
-          }
-        }
-      } else if (k == "--json") {
-        a.json_path = value();
-      } else if (k == "--ct") {
-        a.ct = std::stoi(value());
-      } else if (k == "--levels") {
-        a.level_offset = std::stoi(value());
-      } else if (k == "--sample") {
-        a.sample = std::stoul(value());
-      } else if (k == "--kernel-variants") {
-        a.variants = true;
-      } else if (k == "--kernel-n") {
-        a.kernel_n = static_cast<std::size_t>(std::stod(value()));
-      } else if (k == "--kernel-ct") {
-        std::stringstream s(value());
-        std::string item;
-        a.kernel_ct.clear();
-        while (std::getline(s, item, ',')) a.kernel_ct.push_back(std::stoi(item));
-      } else if (k == "--auto-sets") {
-        a.auto_sets = comma_list(value());
-      } else if (k == "--auto-n") {
-        a.auto_n.clear();
-        for (const std::string& v : comma_list(value()))
-          a.auto_n.push_back(static_cast<std::size_t>(std::stod(v)));
-      } else if (k == "--auto-eps") {
-        a.auto_eps = std::stod(value());
-      } else if (k == "--auto-backends") {
-        a.auto_backends = comma_list(value());
-      } else if (k == "--auto-trees") {
-        a.auto_trees = comma_list(value());
-      } else if (k == "--auto-offsets") {
-        a.auto_offsets.clear();
-        for (const std::string& v : comma_list(value())) a.auto_offsets.push_back(std::stoi(v));
-      } else if (k == "--max-pairs") {
-        a.max_pairs = std::stod(value());
-      } else if (k == "--no-placement") {
-        a.place_threads = false;
-      } else if (k == "--help" || k == "-h") {
-        usage();
-        return 0;
-      } else {
-        throw InvalidInput("unknown option " + k);
-      }
-    }
-    std::string why;
-    if (!near_field_backend_available(a.backend, &why)) throw BackendUnavailable(why);
-    if (a.all && host_memory_gib() >= 100) a.rows.insert("f");
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());
-    usage();
-    return 2;
+/// Row e: growth from N = 1e6 to 1e7 (rows a and b).
+void row_growth(const Args& a, const EndToEndRows& e) {
+  Row r;
+  r.id = "e";
+  r.what = "growth time(1e7) / time(1e6), " + a.backend;
+  r.target = "<= 12";
+  if (e.have_a && e.have_b) {
+    const double g = e.b.median / e.a.median;
+    r.measured = format("%.2f", g);
+    r.met = g <= 12 ? "yes" : "no";
+    r.detail = {{"time_1e6_s", e.a.median}, {"time_1e7_s", e.b.median}, {"growth", g}};
+  } else {
+    r.measured = "needs rows a, b";
+    r.met = "n/a";
   }
+  add_row(r);
+}
 
-  const std::string device = tuning::device_name();
-  const int threads = a.threads > 0 ? a.threads : omp_get_max_threads();
-  if (a.threads > 0) omp_set_num_threads(a.threads);
-  std::printf(
-      "mlfma2d_bench: back end %s, device %s (started in %s, apart from every row), %d host "
-      "threads, %.0f GiB host memory, repeat %d, CT %d, level offset %+d\n",
-      a.backend.c_str(), device.c_str(), ms(device_start).c_str(), threads, host_memory_gib(),
-      a.repeat, a.ct, a.level_offset);
-  std::printf("%-4s %-46s %-16s %-22s %s\n", "row", "what", "target", "measured", "met");
-  std::fflush(stdout);
-  if (!a.json_path.empty()) {
-    try {
-      check_writable(a.json_path);  // before the work, not after
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());
-      return 3;
-    }
-    g_save_json = [&a, device, threads] {
-      json j;
-      j["backend"] = a.backend;
-      j["device"] = device;
-      j["threads"] = threads;
-      j["host_memory_gib"] = host_memory_gib();
-      j["repeat"] = a.repeat;
-      j["ct"] = a.ct;
-      j["level_offset"] = a.level_offset;
-      j["ceiling_pairs_per_s"] = kCeiling;
-      j["peak_rss_gib"] = peak_rss_gib();
-      json rows = json::array();
-      for (const Row& r : g_rows) {
-        rows.push_back({{"id", r.id},
-                        {"what", r.what},
-                        {"target", r.target},
-                        {"measured", r.measured},
-                        {"met", r.met},
-                        {"detail", r.detail}});
-      }
-      j["rows"] = rows;
-      write_text_file(a.json_path, j.dump(2) + "\n");
-    };
-  }
+/// Row f: N = 1e8 completes.
+void row_1e8(const Args& a) {
+  const std::size_t n = 100000000;
+  Args f = a;
+  f.sample = 20;
+  const EndToEnd e = end_to_end("uniform", n, a.backend, f, 1);
+  Row r;
+  r.id = "f";
+  r.what = "N=1e8 uniform completes, " + a.backend;
+  r.target = "completes";
+  r.measured = ms(e.median) + format(", %.1f GiB host", peak_rss_gib());
+  r.met = "yes";
+  r.detail = e.detail;
+  r.detail["peak_rss_gib"] = peak_rss_gib();
+  add_row(r);
+}
 
-  int status = 0;
+/// Every row asked for, in order; the exit status (4 when one failed: the rows after it are not
+/// run).
+int run_rows(const Args& a) {
   try {
-    EndToEnd ra, rb;
-    bool have_a = false, have_b = false;
-    if (wants(a, "a")) {
-      row_end_to_end("a", "uniform", 1000000, 0.060, a.backend, a, &ra);
-      have_a = true;
-    }
-    if (wants(a, "b")) {
-      Args b = a;
-      b.sample = std::max<std::size_t>(100, a.sample / 10);  // direct sums cost N per target
-      row_end_to_end("b", "uniform", 10000000, 0.600, a.backend, b, &rb);
-      have_b = true;
-    }
-    if (wants(a, "c")) {
-      EndToEnd rc;
-      row_end_to_end("c", "circle", 1000000, 0.060, a.backend, a, &rc);
-      if (have_a) {
-        std::printf("     circle / uniform at N=1e6: %.2f\n", rc.median / ra.median);
-        g_rows.back().detail["ratio_to_a"] = rc.median / ra.median;
-      }
-    }
-    if (wants(a, "d")) {
-      const std::size_t n = a.kernel_n;
-      const PointSet p = generate_points("uniform", n, 2);
-      for (int ct : a.kernel_ct) {
-        Options o;
-        o.ct = ct;
-        o.threads = a.threads;
-        tuning::NearFieldBench bench(p.x, p.y, {}, {}, o);
-        const std::string b = a.backend;
-        const json main = kernel_rate(&bench, b, a.repeat);
-        Row r;
-        r.id = "d" + std::to_string(ct);
-        r.what = "near kernel N=" + format("%.0e", double(n)) + " uniform CT " +
-                 std::to_string(ct) + ", " + b;
-        r.target = ">= 1.3e11 pairs/s";
-        const double rate = main["pairs_per_s"].get<double>();
-        r.measured = format("%.3g pairs/s", rate) + format(" (%.0f%%)", 100 * rate / kCeiling);
-        r.met = rate >= kKernelTarget ? "yes" : "no";
-        r.detail = main;
-        r.detail["peak_rss_gib"] = peak_rss_gib();
-        if (a.variants && b == "shared") {
-          json v = json::array();
-          for (const std::string other : {"repetition-gpu"}) {
-            const json k = kernel_rate(&bench, other, 3);
-            std::printf("     variant %-24s %.3g pairs/s (%.0f%% of ceiling), kernel %s\n",
-                        other.c_str(), k["pairs_per_s"].get<double>(),
-                        100 * k["of_ceiling"].get<double>(),
-                        ms(k["kernel_s"].get<double>()).c_str());
-            v.push_back(k);
-          }
-          r.detail["variants"] = v;
-        }
-        add_row(r);
-      }
-    }
-    if (wants(a, "e")) {
-      Row r;
-      r.id = "e";
-      r.what = "growth time(1e7) / time(1e6), " + a.backend;
-      r.target = "<= 12";
-      if (have_a && have_b) {
-        const double g = rb.median / ra.median;
-        r.measured = format("%.2f", g);
-        r.met = g <= 12 ? "yes" : "no";
-        r.detail = {{"time_1e6_s", ra.median}, {"time_1e7_s", rb.median}, {"growth", g}};
-      } else {
-        r.measured = "needs rows a, b";
-        r.met = "n/a";
-      }
-      add_row(r);
-    }
-    if (a.rows.count("f")) {
-      const std::size_t n = 100000000;
-      Args f = a;
-      f.sample = 20;
-      const EndToEnd e = end_to_end("uniform", n, a.backend, f, 1);
-      Row r;
-      r.id = "f";
-      r.what = "N=1e8 uniform completes, " + a.backend;
-      r.target = "completes";
-      r.measured = ms(e.median) + format(", %.1f GiB host", peak_rss_gib());
-      r.met = "yes";
-      r.detail = e.detail;
-      r.detail["peak_rss_gib"] = peak_rss_gib();
-      add_row(r);
-    }
+    const EndToEndRows e = rows_end_to_end(a);
+    if (wants(a, "d")) rows_kernel_rate(a);
+    if (wants(a, "e")) row_growth(a, e);
+    if (a.rows.count("f")) row_1e8(a);
     if (wants(a, "g")) {
       // The CPU-only target: 1.3 s per evaluation on the 2-core development machine.
       row_end_to_end("g", "uniform", 1000000, 1.3, "cpu", a, nullptr);
@@ -629,20 +446,71 @@ int main(int argc, char** argv) {
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());
-    status = 4;
+    return 4;
   }
+  return 0;
+}
 
-  std::printf("\n== mlfma2d_bench: back end %s, device %s, %d host threads\n", a.backend.c_str(),
-              device.c_str(), threads);
-  std::printf("%-4s %-46s %-16s %-22s %s\n", "row", "what", "target", "measured", "met");
-  for (const Row& r : g_rows) print_row(r);
-  if (g_save_json) {
+/// The device's start (its first use in this process), timed apart and before any row: the
+/// one-shot figures are those of a process whose device is up (a library user's second Solver,
+/// or a program that started it at its own start: mlfma2d::start_device). Seconds.
+double start_device_apart() {
+  const double t_device = now();
+  start_device();
+  wait_for_device();
+  return now() - t_device;
+}
+
+/// What the JSON file says of the run besides its rows.
+json run_json(const Args& a, const std::string& device, int threads) {
+  json j;
+  j["backend"] = a.backend;
+  j["device"] = device;
+  j["threads"] = threads;
+  j["host_memory_gib"] = host_memory_gib();
+  j["repeat"] = a.repeat;
+  j["ct"] = a.ct;
+  j["level_offset"] = a.level_offset;
+  j["ceiling_pairs_per_s"] = kCeiling;
+  return j;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double device_start = start_device_apart();
+  Args a;
+  int status = 0;
+  if (!parse_args(argc, argv, &a, &status)) return status;
+
+  const std::string device = tuning::device_name();
+  const int threads = a.threads > 0 ? a.threads : omp_get_max_threads();
+  if (a.threads > 0) omp_set_num_threads(a.threads);
+  std::printf(
+      "mlfma2d_bench: back end %s, device %s (started in %s, apart from every row), %d host "
+      "threads, %.0f GiB host memory, repeat %d, CT %d, level offset %+d\n",
+      a.backend.c_str(), device.c_str(), ms(device_start).c_str(), threads, host_memory_gib(),
+      a.repeat, a.ct, a.level_offset);
+  print_table_head();
+  std::fflush(stdout);
+  if (!a.json_path.empty()) {
     try {
-      g_save_json();
+      check_writable(a.json_path);  // before the work, not after
     } catch (const std::exception& e) {
       std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());
-      status = status ? status : 3;
+      return 3;
     }
+    keep_json(a.json_path, run_json(a, device, threads));
+  }
+
+  status = run_rows(a);
+  print_table(format("== mlfma2d_bench: back end %s, device %s, %d host threads", a.backend.c_str(),
+                     device.c_str(), threads));
+  try {
+    save_json();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());
+    status = status ? status : 3;
   }
   return status;
 }

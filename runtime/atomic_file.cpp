@@ -1,7 +1,7 @@
 // The one atomic writer (runtime/atomic_file.hpp): every output goes to a temporary file in its
 // folder and is renamed onto its path when complete, so a reader never sees a partial file and a
 // failure leaves the old one. The temporary files are removed on any failure, and on SIGINT,
-// SIGTERM and SIGHUP.
+// SIGTERM and SIGHUP; those made to be kept (Unfinished::keep_partial) stay as NAME.partial.
 #include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -54,11 +54,14 @@ void install_handlers() {
   });
 }
 
-// The temporary file for `path`: NAME.tmp-PID in the same folder, NAME shortened so that the
-// name fits the file system's limit (a valid 253-character NAME must still be writable).
-std::string temporary_for(const std::string& path) {
+// The temporary file for `path`: NAME.tmp-PID (or NAME.partial) in the same folder, NAME
+// shortened so that the name fits the file system's limit (a valid 253-character NAME must still
+// be writable).
+std::string temporary_for(const std::string& path, Unfinished unfinished) {
   const std::filesystem::path p(path);
-  const std::string suffix = ".tmp-" + std::to_string(::getpid());
+  const std::string suffix = unfinished == Unfinished::keep_partial
+                                 ? std::string(".partial")
+                                 : ".tmp-" + std::to_string(::getpid());
   std::string name = p.filename().string();
   if (name.size() + suffix.size() > NAME_MAX) name.resize(NAME_MAX - suffix.size());
   return (p.parent_path() / (name + suffix)).string();
@@ -80,8 +83,12 @@ std::string not_regular(const std::string& path, bool follow_links) {
   return "not a regular file";
 }
 
-TemporaryFile::TemporaryFile(const std::string& final_path)
-    : final_(final_path), path_(temporary_for(final_path)) {
+TemporaryFile::TemporaryFile(const std::string& final_path, Unfinished unfinished)
+    : final_(final_path), path_(temporary_for(final_path, unfinished)) {
+  if (unfinished == Unfinished::keep_partial) {
+    kept_ = true;  // nothing to remove, on a failure or a signal
+    return;
+  }
   install_handlers();
   if (path_.size() >= PATH_MAX) return;
   for (int i = 0; i < kSlots; ++i) {
@@ -96,7 +103,7 @@ TemporaryFile::TemporaryFile(const std::string& final_path)
 }
 
 TemporaryFile::~TemporaryFile() {
-  if (!done_) std::remove(path_.c_str());
+  if (!kept_) std::remove(path_.c_str());
   if (slot_ >= 0) g_state[slot_].store(0);
 }
 
@@ -107,7 +114,7 @@ void TemporaryFile::commit() {
 void TemporaryFile::rename_to(const std::string& destination) {
   if (std::rename(path_.c_str(), destination.c_str()) != 0)
     throw IoError(cannot_write(destination, std::strerror(errno)));
-  done_ = true;
+  kept_ = true;
 }
 
 std::string cannot_write(const std::string& path, const std::string& why) {

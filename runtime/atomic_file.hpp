@@ -4,16 +4,29 @@
 // while it is written (a sweep's CSV) and the cost model's cache. A temporary file sits in the
 // destination's folder (NAME.tmp-PID) and is renamed onto the destination when complete; it is
 // removed on any failure, and on SIGINT, SIGTERM and SIGHUP (a handler is installed for a signal
-// whose action is still the default).
+// whose action is still the default). A file whose unfinished part is worth keeping (the rows a
+// sweep measured before it was stopped) is written as NAME.partial instead, and kept (below).
 #include <string>
 
 namespace mlfma2d {
 
-/// \brief The temporary file of one output: removed when destroyed unless renamed first.
+/// \brief What becomes of a temporary file that is not committed.
+enum class Unfinished {
+  /// Removed: by the destructor (a failure) and on SIGINT, SIGTERM and SIGHUP. The path is
+  /// NAME.tmp-PID, so that writers of one NAME in several processes do not meet.
+  remove,
+  /// Kept as NAME.partial, with what was written: the path is NAME.partial from the start, so a
+  /// failure, any signal (SIGKILL too) or a crash leaves it, and the next run of the same NAME
+  /// replaces it. For a file grown a piece at a time that is worth keeping when cut short.
+  keep_partial,
+};
+
+/// \brief The temporary file of one output: removed when destroyed unless renamed first (or, made
+/// with Unfinished::keep_partial, kept as NAME.partial).
 class TemporaryFile {
  public:
   /// A temporary path for `final_path` in its folder (nothing is created yet).
-  explicit TemporaryFile(const std::string& final_path);
+  explicit TemporaryFile(const std::string& final_path, Unfinished unfinished = Unfinished::remove);
   ~TemporaryFile();
   TemporaryFile(const TemporaryFile&) = delete;
   TemporaryFile& operator=(const TemporaryFile&) = delete;
@@ -21,13 +34,13 @@ class TemporaryFile {
   const std::string& path() const { return path_; }
   /// Renamed onto the final path. Throws IoError naming it.
   void commit();
-  /// Renamed onto another path (what a writer keeps of an unfinished file, e.g. NAME.partial).
+  /// Renamed onto another path. Throws IoError naming it.
   void rename_to(const std::string& destination);
 
  private:
   std::string final_, path_;
   int slot_ = -1;
-  bool done_ = false;
+  bool kept_ = false;  ///< not removed when destroyed: renamed, or Unfinished::keep_partial
 };
 
 /// Text of a "cannot write" error: "cannot write 'PATH': WHY".

@@ -1,8 +1,8 @@
 // The program's checks and limits, end to end: exit code 5 for values that are not finite (and
 // the --verify verdict in the report), progress on long steps when stderr is not a terminal, a
 // run without --output showing its first values, counts written as reals, refusals before work
-// (memory, non-regular files), the GPU's absence said once, and no temporary file left behind by
-// SIGTERM or SIGINT during a write.
+// (memory, non-regular files), the GPU's absence said once, no temporary file left behind by
+// SIGTERM or SIGINT during a write, and a sweep stopped part-way keeping the rows it measured.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "mlfma2d/mlfma2d.hpp"
 #include "runtime/text.hpp"
 #include "tests/test_util.hpp"
+#include "tuning/model.hpp"
 
 extern char** environ;
 
@@ -262,6 +264,53 @@ TEST(Limits, SignalsDuringAWriteLeaveNoTemporaryFile) {
         {"generate", "--shape", "uniform", "--n", "3e6", "--output", out, "--quiet"}, out, sig);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
     EXPECT_FALSE(fs::exists(out));
+  }
+}
+
+// The data rows of a sweep CSV so far (lines after the header that are not comments).
+std::size_t data_rows(const std::string& csv) {
+  std::ifstream in(csv);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(in, line);) lines += !line.empty() && line[0] != '#';
+  return lines > 0 ? lines - 1 : 0;
+}
+
+TEST(Limits, AStoppedSweepKeepsTheRowsItMeasuredAsPartial) {
+  // Three small configurations measured at once, then large ones that take seconds each: the
+  // signal comes while one of those is measured.
+  std::string sizes = "1000,2000,3000";
+  for (int i = 0; i < 10; ++i) sizes += ",2000000";
+  for (const int sig : {SIGTERM, SIGINT}) {
+    SCOPED_TRACE(sig);
+    const std::string dir = fresh_path("stopped_sweep");
+    const std::string csv = dir + "/collection.csv", partial = csv + ".partial";
+    const std::string app = MLFMA2D_APP;
+    std::vector<std::string> args = {
+        app, "sweep",      "collection", "--sizes",      sizes, "--repeat",   "1",      "--warmup",
+        "0", "--backends", "cpu",        "--output-dir", dir,   "--no-plots", "--quiet"};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    ASSERT_EQ(::posix_spawn(&pid, app.c_str(), nullptr, nullptr, argv.data(), environ), 0);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (data_rows(partial) < 3 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ::kill(pid, sig);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
+    EXPECT_FALSE(fs::exists(csv)) << "a stopped sweep made its final CSV";
+    ASSERT_TRUE(fs::exists(partial));
+    const auto rows = mlfma2d::tuning::read_sweep_csv(partial);
+    ASSERT_GE(rows.size(), 3u);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(rows[i].backend, "cpu");
+      EXPECT_EQ(rows[i].config, long(i + 1));
+      EXPECT_EQ(rows[i].n, i < 3 ? 1000.0 * double(i + 1) : 2e6);
+      EXPECT_GT(rows[i].near_total, 0);
+    }
   }
 }
 

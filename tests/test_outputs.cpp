@@ -1,7 +1,8 @@
 // Outputs a user can load as they are, and files the library refuses rather than mishandles:
 // CSV results with the header first (as numpy.loadtxt and pandas.read_csv read them), the JSON
 // sidecar, HDF5 results that stand alone (targets, descriptions, integers), outputs that are not
-// regular files, long names, huge CSV cells, HDF5 external links.
+// regular files, long names, an unfinished file kept as NAME.partial, huge CSV cells, HDF5
+// external links.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <sys/stat.h>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlfma2d/io.hpp"
+#include "runtime/atomic_file.hpp"
 #include "tests/h5_writer.hpp"
 #include "tests/test_util.hpp"
 
@@ -210,6 +212,37 @@ TEST(AtomicWrite, A253CharacterNameIsWritable) {
   for (const auto& e : fs::directory_iterator(testing::temp_dir())) {
     EXPECT_FALSE(contains(e.path().filename().string(), ".tmp-")) << e.path();
   }
+}
+
+TEST(AtomicWrite, AnUnfinishedFileMadeToBeKeptStaysAsPartial) {
+  // Unfinished::keep_partial (a sweep's CSV): written as NAME.partial from the start; not
+  // committed (a failure), it stays with what was written and NAME is not made; committed, it
+  // becomes NAME.
+  const std::string path = fresh_path("grown.csv");
+  fs::remove(path + ".partial");
+  {
+    TemporaryFile tmp(path, Unfinished::keep_partial);
+    EXPECT_EQ(tmp.path(), path + ".partial");
+    write_file(tmp.path(), "head\n1\n");
+  }
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_EQ(read_file(path + ".partial"), "head\n1\n");
+  {
+    TemporaryFile tmp(path, Unfinished::keep_partial);
+    write_file(tmp.path(), "head\n1\n2\n");
+    tmp.commit();
+  }
+  EXPECT_EQ(read_file(path), "head\n1\n2\n");
+  EXPECT_FALSE(fs::exists(path + ".partial"));
+  // An ordinary temporary file is still removed when it is not committed.
+  std::string ordinary;
+  {
+    TemporaryFile tmp(path);
+    ordinary = tmp.path();
+    write_file(ordinary, "unfinished");
+  }
+  EXPECT_FALSE(fs::exists(ordinary));
+  EXPECT_EQ(read_file(path), "head\n1\n2\n");
 }
 
 TEST(CsvInput, AHugeCellIsQuotedShortInTheError) {

@@ -3,7 +3,9 @@
 /// The papers' performance model of the near field, its least-squares fit, and the sweep data it
 /// is fitted on (`mlfma2d sweep`, `mlfma2d model fit`, `--backend auto --model`). Plain functions
 /// over plain structs (no I/O but the CSV and JSON helpers), so each equation and the fit can be
-/// checked on synthetic data.
+/// checked on synthetic data. One file a job: the equations in model.cpp, the sweep CSV in
+/// sweep_csv.cpp, fit quality and least squares in least_squares.cpp, the fit in fit.cpp, the
+/// coefficients file in model_file.cpp, the text report in fit_report.cpp.
 ///
 /// Paper 1 = M. Sadeghi and A. Torabi, "Acceleration of Near Field Computation of MLFMA on a
 /// single GPU by Generating Redundancy in Data" (2024; equation numbers "eq. N" below are its
