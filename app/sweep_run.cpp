@@ -24,6 +24,7 @@
 #include "app/sweep.hpp"
 #include "mlfma2d/io.hpp"
 #include "runtime/atomic_file.hpp"
+#include "runtime/host.hpp"
 #include "runtime/text.hpp"
 #include "tuning/model.hpp"
 #include "tuning/tuning.hpp"
@@ -48,22 +49,6 @@ constexpr double kSweepTolerance = 1e-12;
 /// of tens of GiB per evaluation): near-field pairs, and N (3 + 27 t) 8 bytes.
 constexpr double kMaxSweepPairs = 4e9;
 constexpr double kMaxRepetitionBytes = 32.0 * (1ull << 30);
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) {
-        std::string v = line.substr(colon + 1);
-        v.erase(0, v.find_first_not_of(' '));
-        return v;
-      }
-    }
-  }
-  return "unknown";
-}
 
 std::vector<std::size_t> steps(std::size_t from, std::size_t to, std::size_t step) {
   std::vector<std::size_t> out;
@@ -443,7 +428,7 @@ void write_metadata(const Sweep& s, const SweepOutputs& o, double seconds) {
   meta["version"] = version();
   meta["date"] = utc_now();
   meta["command_line"] = a.command_line;
-  meta["host_cpu"] = cpu_model();
+  meta["host_cpu"] = cpu_model_name().empty() ? "unknown" : cpu_model_name();
   meta["host_cores"] = omp_get_num_procs();
   meta["threads"] = s.threads;
   meta["backends"] = s.runnable;

@@ -12,6 +12,7 @@
 #include "mlfma2d/io.hpp"
 #include "nearfield/backend.hpp"
 #include "runtime/atomic_file.hpp"
+#include "runtime/host.hpp"
 #include "runtime/timer.hpp"
 #include "runtime/trace.hpp"
 
@@ -22,24 +23,6 @@ namespace {
 // points per thread: enough work per level that the per-unit constants hold for large sets).
 std::size_t calibration_points(int threads) {
   return std::size_t(std::clamp(16384 * threads, 32768, 262144));
-}
-
-// The CPU's model name (/proc/cpuinfo), or "cpu"; read once per process.
-std::string cpu_name() {
-  static const std::string name = [] {
-    std::ifstream in("/proc/cpuinfo");
-    for (std::string line; std::getline(in, line);) {
-      if (line.rfind("model name", 0) != 0) continue;
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) {
-        std::string model = line.substr(colon + 1);
-        model.erase(0, model.find_first_not_of(' '));
-        return model;
-      }
-    }
-    return std::string("cpu");
-  }();
-  return name;
 }
 
 std::string without_spaces(std::string s) {
@@ -90,7 +73,7 @@ std::string CalibrationKey::text() const {
 CalibrationKey calibration_key(const std::string& backend, int threads, int p, bool field,
                                bool placed) {
   CalibrationKey k;
-  k.device = cpu_name();
+  k.device = cpu_model_name().empty() ? "cpu" : cpu_model_name();
   const std::string gpu = backend_device_name(backend);
   if (!gpu.empty()) k.device += " + " + gpu;
   k.backend = backend;
