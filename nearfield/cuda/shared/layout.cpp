@@ -101,17 +101,9 @@ void group_run(const NearField& near, int block, int tile, std::int64_t lb, std:
   close();
 }
 
-}  // namespace
-
-SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile) {
-  const NearField& near = *p.near;
+// 1. Groups, run by run (in parallel), then concatenated in leaf order.
+std::vector<GroupInfo> make_groups(const NearField& near, int block, int tile, int team) {
   const auto n_leaves = static_cast<std::int64_t>(near.leaves());
-  const int team = team_size(p.threads);
-  SharedLayout l;
-  l.block = block;
-  l.tile = tile;
-
-  // 1. Groups, run by run (in parallel), then concatenated in leaf order.
   const std::int64_t runs = (n_leaves + kLeavesPerRun - 1) / kLeavesPerRun;
   std::vector<std::vector<GroupInfo>> per_run(runs);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team)
@@ -121,11 +113,15 @@ SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile) {
   }
   std::vector<GroupInfo> groups;
   for (auto& v : per_run) groups.insert(groups.end(), v.begin(), v.end());
-  per_run.clear();
-  const auto n_groups = static_cast<std::int64_t>(groups.size());
+  return groups;
+}
 
-  // Each group's union offset; a dense group of more than `block` targets becomes that many
-  // blocks' worth of chunks, consecutive in slots, sharing the union.
+// Each group's union offset (returned, one past the last too); a dense group of more than `block`
+// targets becomes that many blocks' worth of chunks, consecutive in slots, sharing the union.
+std::vector<std::int64_t> place_chunks(const NearField& near, const std::vector<GroupInfo>& groups,
+                                       std::size_t n_targets, SharedLayout* l) {
+  const auto n_groups = static_cast<std::int64_t>(groups.size());
+  const int block = l->block;
   std::vector<std::int64_t> group_union(n_groups + 1, 0), first_chunk(n_groups + 1, 0);
   for (std::int64_t g = 0; g < n_groups; ++g) {
     const GroupInfo& gi = groups[g];
@@ -134,32 +130,30 @@ SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile) {
     first_chunk[g + 1] = first_chunk[g] + (gi.dense ? (nt + block - 1) / block : 1);
   }
   const std::int64_t n_chunks = first_chunk[n_groups];
-  l.group_slot.resize(n_chunks + 1);
-  l.union_begin.resize(n_chunks);
-  l.union_end.resize(n_chunks);
-  l.group_dense.resize(n_chunks);
+  l->group_slot.resize(n_chunks + 1);
+  l->union_begin.resize(n_chunks);
+  l->union_end.resize(n_chunks);
+  l->group_dense.resize(n_chunks);
   for (std::int64_t g = 0; g < n_groups; ++g) {
     // The near leaves' target ranges tile the targets, so consecutive groups' slot ranges
     // follow one another.
     const std::int64_t slot0 = near.leaf_tgt[groups[g].leaf_begin];
     for (std::int64_t c = first_chunk[g]; c < first_chunk[g + 1]; ++c) {
-      l.group_slot[c] = slot0 + (c - first_chunk[g]) * block;
-      l.union_begin[c] = group_union[g];
-      l.union_end[c] = group_union[g + 1];
-      l.group_dense[c] = groups[g].dense ? 1 : 0;
+      l->group_slot[c] = slot0 + (c - first_chunk[g]) * block;
+      l->union_begin[c] = group_union[g];
+      l->union_end[c] = group_union[g + 1];
+      l->group_dense[c] = groups[g].dense ? 1 : 0;
     }
   }
-  l.group_slot[n_chunks] = static_cast<std::int64_t>(p.n_targets);
+  l->group_slot[n_chunks] = static_cast<std::int64_t>(n_targets);
+  return group_union;
+}
 
-  l.leaf_seg = near.range_begin;
-  l.leaf_n.resize(n_leaves);
-  for (std::int64_t b = 0; b < n_leaves; ++b) l.leaf_n[b] = std::int32_t(near.sources[b]);
-  l.seg.resize(near.range.size());  // every range is in one group: all written below
-  l.union_src.resize(std::size_t(group_union[n_groups]));
-  l.slot_tgt.resize(p.n_targets);
-  l.slot_leaf.resize(p.n_targets);
-
-  // 2. Per group: its union list, its leaves' ranges in union coordinates, its slots.
+// 2. Per group: its union list, its leaves' ranges in union coordinates, its slots (in
+// parallel). Returns false when a union's size was miscounted (no throw inside the region).
+bool fill_groups(const NearField& near, const std::vector<GroupInfo>& groups,
+                 const std::vector<std::int64_t>& group_union, int team, SharedLayout* l) {
+  const auto n_groups = static_cast<std::int64_t>(groups.size());
   std::atomic<bool> miscounted{false};
 #pragma omp parallel num_threads(team)
   {
@@ -170,7 +164,7 @@ SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile) {
     for (std::int64_t g = 0; g < n_groups; ++g) {
       const GroupInfo& gi = groups[g];
       union_of(near, gi.leaf_begin, gi.leaf_end, &set);
-      std::int32_t* u = l.union_src.data() + group_union[g];
+      std::int32_t* u = l->union_src.data() + group_union[g];
       std::int64_t off = 0;
       iv_lo.clear();
       iv_off.clear();
@@ -180,7 +174,7 @@ SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile) {
         for (std::int64_t j = lo; j < hi; ++j, ++off)
           if (off < gi.unions) u[off] = static_cast<std::int32_t>(j);
       }
-      if (off != gi.unions) miscounted = true;  // no throw inside the parallel region
+      if (off != gi.unions) miscounted = true;
       order.clear();
       for (std::int64_t b = gi.leaf_begin; b < gi.leaf_end; ++b) {
         order.push_back(static_cast<std::int32_t>(b));
@@ -189,8 +183,8 @@ SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile) {
           const std::int64_t lo = near.range[2 * r], hi = near.range[2 * r + 1];
           const auto k = std::upper_bound(iv_lo.begin(), iv_lo.end(), lo) - iv_lo.begin() - 1;
           const std::int64_t ulo = iv_off[k] + (lo - iv_lo[k]);
-          l.seg[2 * r] = static_cast<std::int32_t>(ulo);
-          l.seg[2 * r + 1] = static_cast<std::int32_t>(ulo + (hi - lo));
+          l->seg[2 * r] = static_cast<std::int32_t>(ulo);
+          l->seg[2 * r + 1] = static_cast<std::int32_t>(ulo + (hi - lo));
         }
       }
       if (!gi.dense) {
@@ -201,13 +195,34 @@ SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile) {
       std::int64_t slot = near.leaf_tgt[gi.leaf_begin];
       for (const std::int32_t b : order) {
         for (std::int64_t i = near.leaf_tgt[b]; i < near.leaf_tgt[b + 1]; ++i, ++slot) {
-          l.slot_tgt[slot] = static_cast<std::int32_t>(i);
-          l.slot_leaf[slot] = b;
+          l->slot_tgt[slot] = static_cast<std::int32_t>(i);
+          l->slot_leaf[slot] = b;
         }
       }
     }
   }
-  if (miscounted) {
+  return !miscounted;
+}
+
+}  // namespace
+
+SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile) {
+  const NearField& near = *p.near;
+  const auto n_leaves = static_cast<std::int64_t>(near.leaves());
+  const int team = team_size(p.threads);
+  SharedLayout l;
+  l.block = block;
+  l.tile = tile;
+  const std::vector<GroupInfo> groups = make_groups(near, block, tile, team);
+  const std::vector<std::int64_t> group_union = place_chunks(near, groups, p.n_targets, &l);
+  l.leaf_seg = near.range_begin;
+  l.leaf_n.resize(n_leaves);
+  for (std::int64_t b = 0; b < n_leaves; ++b) l.leaf_n[b] = std::int32_t(near.sources[b]);
+  l.seg.resize(near.range.size());  // every range is in one group: all written below
+  l.union_src.resize(std::size_t(group_union.back()));
+  l.slot_tgt.resize(p.n_targets);
+  l.slot_leaf.resize(p.n_targets);
+  if (!fill_groups(near, groups, group_union, team, &l)) {
     throw RuntimeFailure("internal error: back end 'shared': a group's union size was miscounted");
   }
   return l;
