@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mlfma2d/io.hpp"
 #include "nearfield/backend.hpp"
@@ -58,6 +60,44 @@ inline bool try_geometry(Geometry* g, const std::string& shape, std::size_t n, b
     return false;
   }
   return true;
+}
+
+/// \brief Near-field sums in caller target order (ex, ey empty without the field).
+struct Sums {
+  std::vector<double> phi, ex, ey;
+  NearFieldTimings timings;
+};
+
+/// Back end `name`'s near-field sums on g for the geometry's charges, the outputs poisoned with
+/// NaN first so that a target never written shows.
+inline Sums run_backend(const std::string& name, const Geometry& g, bool field,
+                        std::size_t chunk_targets = 0, std::size_t gpu_memory = 0) {
+  NearFieldProblem p = g.problem;
+  p.field = field;
+  p.chunk_targets = chunk_targets;
+  p.gpu_memory = gpu_memory;
+  auto backend = make_near_field_backend(name);
+  EXPECT_EQ(backend->name(), name);
+  backend->setup(p);
+  const std::size_t nt = g.tree.n_targets(), nf = field ? nt : 0;
+  Sums s{
+      std::vector<double>(nt, NAN), std::vector<double>(nf, NAN), std::vector<double>(nf, NAN), {}};
+  backend->evaluate(g.pts.q.data(), s.phi.data(), field ? s.ex.data() : nullptr,
+                    field ? s.ey.data() : nullptr, &s.timings);
+  return s;
+}
+
+/// max |a - b| / max |b| (back ends' sums differ in summation order and the last bit of log
+/// only); infinite where a holds a NaN (a target never written).
+inline double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double d = 0, m = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (std::isnan(a[i])) return INFINITY;
+    d = std::max(d, std::abs(a[i] - b[i]));
+    m = std::max(m, std::abs(b[i]));
+  }
+  return m > 0 ? d / m : d;
 }
 
 /// \brief A point set of the parametrised near-field tests.

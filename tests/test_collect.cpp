@@ -31,39 +31,14 @@ using cuda::ChunkCost;
 using cuda::ChunkPlan;
 
 using testing::Geometry;
+// This file's point sets (testing::try_geometry's seed).
+constexpr std::uint64_t kSeed = 11;
+using testing::rel_diff;
+using testing::Sums;
 
-bool make_geometry(Geometry* g, const std::string& shape, std::size_t n, bool separate, int ct,
-                   int offset, TreeKind kind = TreeKind::Uniform) {
-  return testing::try_geometry(g, shape, n, separate, ct, offset, 11, kind);
-}
-
-struct Sums {
-  std::vector<double> phi, ex, ey;
-};
-
+// The cpu back end's sums: the reference.
 Sums cpu_reference(const Geometry& g, bool field) {
-  NearFieldProblem p = g.problem;
-  p.field = field;
-  auto cpu = make_near_field_backend("cpu");
-  cpu->setup(p);
-  const std::size_t nt = g.tree.n_targets();
-  Sums s{std::vector<double>(nt), std::vector<double>(field ? nt : 0),
-         std::vector<double>(field ? nt : 0)};
-  NearFieldTimings tm;
-  cpu->evaluate(g.pts.q.data(), s.phi.data(), field ? s.ex.data() : nullptr,
-                field ? s.ey.data() : nullptr, &tm);
-  return s;
-}
-
-/// max |a - b| / max |b|: the sums may differ in summation order only.
-double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double d = 0, m = 0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    d = std::max(d, std::abs(a[i] - b[i]));
-    m = std::max(m, std::abs(b[i]));
-  }
-  return m > 0 ? d / m : d;
+  return testing::run_backend("cpu", g, field);
 }
 
 constexpr std::size_t kNoCap = std::numeric_limits<std::size_t>::max();
@@ -205,7 +180,9 @@ TEST_P(CollectTest, HostWalkIsEquivalentToReference) {
         SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset) + ", n " +
                      std::to_string(n));
         Geometry g;
-        if (!make_geometry(&g, param.shape, n, param.separate, ct, offset, param.kind)) continue;
+        if (!testing::try_geometry(&g, param.shape, n, param.separate, ct, offset, kSeed,
+                                   param.kind))
+          continue;
         for (bool field : {false, true}) {
           SCOPED_TRACE(field ? "field" : "potential");
           const Sums ref = cpu_reference(g, field);
@@ -231,7 +208,8 @@ TEST_P(CollectTest, HostWalkIsEquivalentToReference) {
 TEST_P(CollectTest, ChunkedHostWalkIsEquivalentToReference) {
   const Case& param = GetParam();
   Geometry g;
-  ASSERT_TRUE(make_geometry(&g, param.shape, 3000, param.separate, 15, 1, param.kind));
+  ASSERT_TRUE(
+      testing::try_geometry(&g, param.shape, 3000, param.separate, 15, 1, kSeed, param.kind));
   const Sums one_ind = walk_indexing(g, true, kNoCap);
   const Sums one_rep = walk_repetition(g, true, kNoCap);
   const Sums ref = cpu_reference(g, true);
@@ -297,7 +275,7 @@ TEST(ChunkPlanner, CoversEveryTargetOnce) {
     for (int ct : {1, 15}) {
       SCOPED_TRACE(param.shape + ", ct " + std::to_string(ct));
       Geometry g;
-      make_geometry(&g, param.shape, 5000, param.separate, ct, 0);
+      testing::try_geometry(&g, param.shape, 5000, param.separate, ct, 0, kSeed);
       const NearField& nf = g.plan.near;
       const auto& near = nf.sources;
       ChunkCost cost = cuda::indexing_chunk_cost();
@@ -331,7 +309,7 @@ TEST(ChunkPlanner, CoversEveryTargetOnce) {
 
 TEST(ChunkPlanner, OnePointIsOneChunk) {
   Geometry g;
-  make_geometry(&g, "uniform", 1, false, 1, 0);
+  testing::try_geometry(&g, "uniform", 1, false, 1, 0, kSeed);
   const ChunkPlan cp =
       cuda::plan_chunks(g.plan.near, cuda::indexing_chunk_cost(), kNoCap, 1, "back end 'test': ");
   check_cover(g.tree, g.plan.near, cp, cuda::indexing_chunk_cost(), kNoCap, 1);
@@ -340,7 +318,7 @@ TEST(ChunkPlanner, OnePointIsOneChunk) {
 
 TEST(ChunkPlanner, TooSmallBudgetThrowsWithClearMessage) {
   Geometry g;
-  make_geometry(&g, "uniform", 2000, false, 15, 0);
+  testing::try_geometry(&g, "uniform", 2000, false, 15, 0, kSeed);
   ChunkCost cost;
   cost.per_target = 8 * std::size_t(cuda::repetition_stride(g.problem)) + 8;
   try {
@@ -368,7 +346,7 @@ TEST(ChunkPlanner, TooSmallBudgetThrowsWithClearMessage) {
 TEST(RepetitionRecords, StrideIsThreePlus27T) {
   for (int offset : {-2, 0, 3}) {
     Geometry g;
-    ASSERT_TRUE(make_geometry(&g, "clusters", 2000, false, 15, offset));
+    ASSERT_TRUE(testing::try_geometry(&g, "clusters", 2000, false, 15, offset, kSeed));
     EXPECT_EQ(cuda::repetition_stride(g.problem), 3 + 27 * std::int64_t(g.tree.t));
     const auto& near = g.plan.near.sources;
     const std::int64_t most = *std::max_element(near.begin(), near.end());
@@ -382,7 +360,7 @@ TEST(RepetitionRecords, StrideFitsTheLongestAdaptiveNearList) {
   bool longer = false;
   for (const std::string shape : {"graded-polygon", "clusters"}) {
     Geometry g;
-    ASSERT_TRUE(make_geometry(&g, shape, 3000, false, 2, 0, TreeKind::Adaptive));
+    ASSERT_TRUE(testing::try_geometry(&g, shape, 3000, false, 2, 0, kSeed, TreeKind::Adaptive));
     const std::int64_t most = g.plan.near.max_sources();
     const std::int64_t stride = cuda::repetition_stride(g.problem);
     EXPECT_EQ(stride, 3 + 3 * std::max(9 * std::int64_t(g.tree.t), most));

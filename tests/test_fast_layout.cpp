@@ -29,37 +29,14 @@ namespace {
 using cuda::SharedLayout;
 
 using testing::Geometry;
+// This file's point sets (testing::try_geometry's seed).
+constexpr std::uint64_t kSeed = 31;
+using testing::rel_diff;
+using testing::Sums;
 
-bool make_geometry(Geometry* g, const std::string& shape, std::size_t n, bool separate, int ct,
-                   int offset, TreeKind kind = TreeKind::Uniform) {
-  return testing::try_geometry(g, shape, n, separate, ct, offset, 31, kind);
-}
-
-struct Sums {
-  std::vector<double> phi, ex, ey;
-};
-
+// The cpu back end's sums with the field: the reference.
 Sums cpu_sums(const Geometry& g) {
-  NearFieldProblem p = g.problem;
-  p.field = true;
-  auto cpu = make_near_field_backend("cpu");
-  cpu->setup(p);
-  const std::size_t nt = g.tree.n_targets();
-  Sums s{std::vector<double>(nt), std::vector<double>(nt), std::vector<double>(nt)};
-  NearFieldTimings t;
-  cpu->evaluate(g.pts.q.data(), s.phi.data(), s.ex.data(), s.ey.data(), &t);
-  return s;
-}
-
-double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double d = 0, m = 0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if (std::isnan(a[i])) return INFINITY;
-    d = std::max(d, std::abs(a[i] - b[i]));
-    m = std::max(m, std::abs(b[i]));
-  }
-  return m > 0 ? d / m : d;
+  return testing::run_backend("cpu", g, true);
 }
 
 /// The shared kernel run on the host: block by block, the union staged into vectors, each
@@ -168,7 +145,7 @@ TEST_P(FastLayoutTest, SharedEmulationIsEquivalentToReference) {
         SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset) + ", n " +
                      std::to_string(n));
         Geometry g;
-        if (!make_geometry(&g, c.shape, n, c.separate, ct, offset, c.kind)) continue;
+        if (!testing::try_geometry(&g, c.shape, n, c.separate, ct, offset, kSeed, c.kind)) continue;
         const Sums ref = cpu_sums(g);
         for (auto [block, tile] : {std::pair<int, int>{cuda::kSharedBlock, cuda::kSharedTile},
                                    std::pair<int, int>{4, 16}}) {
@@ -194,7 +171,7 @@ TEST_P(FastLayoutTest, GpuRecordsEqualHostRecords) {
     for (int offset : {-2, 0, 2}) {
       SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset));
       Geometry g;
-      if (!make_geometry(&g, c.shape, 600, c.separate, ct, offset, c.kind)) continue;
+      if (!testing::try_geometry(&g, c.shape, 600, c.separate, ct, offset, kSeed, c.kind)) continue;
       const Tree& tree = g.tree;
       const std::int64_t nt = std::int64_t(tree.n_targets());
       const std::int64_t stride = cuda::repetition_stride(g.problem);
@@ -255,7 +232,7 @@ INSTANTIATE_TEST_SUITE_P(Sets, FastLayoutTest, ::testing::ValuesIn(layout_sets()
 
 TEST(FastLayout, GroupsFillTheBlocks) {
   Geometry g;
-  make_geometry(&g, "uniform", 100000, false, 15, 0);
+  testing::try_geometry(&g, "uniform", 100000, false, 15, 0, kSeed);
   const SharedLayout l = cuda::shared_layout(g.problem, cuda::kSharedBlock, cuda::kSharedTile);
   // Uniform points, CT 15: a few targets per leaf, so groups of many leaves fill most of a block.
   const double mean = double(g.tree.n_targets()) / double(l.groups());

@@ -34,48 +34,15 @@ namespace {
   } while (0)
 
 using testing::Geometry;
+// This file's point sets (testing::try_geometry's seed).
+constexpr std::uint64_t kSeed = 41;
+using testing::rel_diff;
+using testing::Sums;
 
-bool make_geometry(Geometry* g, const std::string& shape, std::size_t n, bool separate, int ct,
-                   int offset, TreeKind kind = TreeKind::Uniform) {
-  return testing::try_geometry(g, shape, n, separate, ct, offset, 41, kind);
-}
-
-struct Sums {
-  std::vector<double> phi, ex, ey;
-  NearFieldTimings timings;
-};
-
-/// Near-field sums of back end `name` for charges q (default: the geometry's), outputs poisoned
-/// with NaN so a target never written shows.
+// Back end `name`'s sums (testing::run_backend).
 Sums run(const std::string& name, const Geometry& g, bool field, std::size_t chunk_targets = 0,
          std::size_t gpu_memory = 0) {
-  NearFieldProblem p = g.problem;
-  p.field = field;
-  p.chunk_targets = chunk_targets;
-  p.gpu_memory = gpu_memory;
-  auto backend = make_near_field_backend(name);
-  EXPECT_EQ(backend->name(), name);
-  backend->setup(p);
-  const std::size_t nt = g.tree.n_targets();
-  Sums s{std::vector<double>(nt, NAN),
-         std::vector<double>(field ? nt : 0, NAN),
-         std::vector<double>(field ? nt : 0, NAN),
-         {}};
-  backend->evaluate(g.pts.q.data(), s.phi.data(), field ? s.ex.data() : nullptr,
-                    field ? s.ey.data() : nullptr, &s.timings);
-  return s;
-}
-
-/// max |a - b| / max |b|: the sums may differ in summation order and the last bit of log.
-double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double d = 0, m = 0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if (std::isnan(a[i])) return INFINITY;  // a target never written
-    d = std::max(d, std::abs(a[i] - b[i]));
-    m = std::max(m, std::abs(b[i]));
-  }
-  return m > 0 ? d / m : d;
+  return testing::run_backend(name, g, field, chunk_targets, gpu_memory);
 }
 
 void expect_equivalent(const Sums& s, const Sums& ref, bool field) {
@@ -143,7 +110,9 @@ TEST_P(GpuBackendTest, IsEquivalentToReference) {
         SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset) + ", n " +
                      std::to_string(n));
         Geometry g;
-        if (!make_geometry(&g, c.set.shape, n, c.set.separate, ct, offset, c.set.kind)) continue;
+        if (!testing::try_geometry(&g, c.set.shape, n, c.set.separate, ct, offset, kSeed,
+                                   c.set.kind))
+          continue;
         for (bool field : {false, true}) {
           SCOPED_TRACE(field ? "field" : "potential");
           expect_equivalent(run(c.backend, g, field), run("cpu", g, field), field);
@@ -162,8 +131,8 @@ TEST_P(GpuBackendTest, GeometryReuseWithNewChargesIsEquivalentToReference) {
   Geometry g;
   // One level finer than CT asks on the uniform tree (more leaves); the adaptive multi-scale set
   // already reaches the deepest level.
-  ASSERT_TRUE(make_geometry(&g, c.set.shape, 30000, c.set.separate, 15,
-                            c.set.kind == TreeKind::Uniform ? 1 : 0, c.set.kind));
+  ASSERT_TRUE(testing::try_geometry(&g, c.set.shape, 30000, c.set.separate, 15,
+                                    c.set.kind == TreeKind::Uniform ? 1 : 0, kSeed, c.set.kind));
   NearFieldProblem p = g.problem;
   p.field = true;
   p.chunk_targets = 5000;
@@ -201,7 +170,7 @@ TEST_P(GpuBackendByName, ChunkedIsIdenticalToOneChunk) {
   for (TreeKind kind : {TreeKind::Uniform, TreeKind::Adaptive}) {
     SCOPED_TRACE(tree_kind_name(kind));
     Geometry g;
-    ASSERT_TRUE(make_geometry(&g, "clusters", 20000, true, 15, 0, kind));
+    ASSERT_TRUE(testing::try_geometry(&g, "clusters", 20000, true, 15, 0, kSeed, kind));
     const Sums one = run(name, g, true);
     EXPECT_EQ(one.timings.chunks, 1u);
     expect_equivalent(one, run("cpu", g, true), true);
@@ -242,7 +211,7 @@ TEST_P(GpuBackendByName, LargeSetsAreEquivalentToReference) {
         Config{"graded-polygon", 0, TreeKind::Adaptive}}) {
     SCOPED_TRACE(c.shape + ", offset " + std::to_string(c.offset) + ", " + tree_kind_name(c.kind));
     Geometry g;
-    ASSERT_TRUE(make_geometry(&g, c.shape, 200000, false, 15, c.offset, c.kind));
+    ASSERT_TRUE(testing::try_geometry(&g, c.shape, 200000, false, 15, c.offset, kSeed, c.kind));
     const Sums s = run(GetParam(), g, true);
     expect_equivalent(s, run("cpu", g, true), true);
     const NearFieldTimings& t = s.timings;
@@ -310,7 +279,7 @@ TEST_P(GpuBackendByName, TinyBudgetIsRuntimeFailure) {
   REQUIRE_CUDA_DEVICE();
   const std::string name = GetParam();
   Geometry g;
-  ASSERT_TRUE(make_geometry(&g, "uniform", 5000, false, 15, 0));
+  ASSERT_TRUE(testing::try_geometry(&g, "uniform", 5000, false, 15, 0, kSeed));
   try {
     run(name, g, false, 0, 1000);
     FAIL() << "no exception for a 1000-byte budget";
@@ -348,7 +317,7 @@ TEST(GpuShared, EveryGroupKindIsEquivalentToReference) {
         Config{"clusters", 15, 0}, Config{"clusters", 200, 0}}) {
     SCOPED_TRACE(c.shape + ", ct " + std::to_string(c.ct) + ", offset " + std::to_string(c.offset));
     Geometry g;
-    ASSERT_TRUE(make_geometry(&g, c.shape, 20000, false, c.ct, c.offset));
+    ASSERT_TRUE(testing::try_geometry(&g, c.shape, 20000, false, c.ct, c.offset, kSeed));
     for (bool field : {false, true})
       expect_equivalent(run("shared", g, field), run("cpu", g, field), field);
   }
@@ -362,7 +331,7 @@ TEST(GpuRepetitionGpu, IdenticalToRepetition) {
     for (std::size_t n : {std::size_t(300), std::size_t(20000)}) {
       SCOPED_TRACE(std::string(tree_kind_name(kind)) + ", n " + std::to_string(n));
       Geometry g;
-      ASSERT_TRUE(make_geometry(&g, "clusters", n, false, 15, 0, kind));
+      ASSERT_TRUE(testing::try_geometry(&g, "clusters", n, false, 15, 0, kSeed, kind));
       const Sums one = run("repetition-gpu", g, true);
       expect_identical(one, run("repetition", g, true));
       if (n < 1000) expect_identical(run("repetition-gpu", g, true, 1), one);  // one per launch
