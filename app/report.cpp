@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <type_traits>
 
+#include "app/field_json.hpp"
 #include "runtime/text.hpp"
 
 namespace mlfma2d::app {
@@ -117,12 +119,48 @@ std::string human_bytes(std::size_t bytes) {
 namespace {
 
 using R = const RunReport&;
+using Get = std::function<json(R)>;
+
+// The public struct of a run that a row takes a field of.
+template <class S>
+const S& part(R r) {
+  if constexpr (std::is_same_v<S, TreeStats>) return r.stats;
+  if constexpr (std::is_same_v<S, Timings>) return r.timings;
+  if constexpr (std::is_same_v<S, Options>) return r.options;
+}
+
+// A field of a public struct: its key and unit from the library's table, the value the field's
+// unless `get` says otherwise; in the JSON and the attributes as every field of the structs is.
+template <class S, class T>
+ReportField from_table(const char* section, T S::*member, const char* line, const char* text,
+                       const char* number, unsigned use, Get get = {}) {
+  const Field<S, T> f = field_of(member);
+  if (!get) get = [member](R r) { return field_json(part<S>(r).*member); };
+  return {section, f.name, line, text, number, use | kJson | kAttribute, std::move(get), f.unit};
+}
+
+// A figure of the tree or a setting as run, at the top level.
+template <class S, class T>
+ReportField top(T S::*member, const char* line, const char* text, const char* number, unsigned use,
+                Get get = {}) {
+  return from_table("", member, line, text, number, use, std::move(get));
+}
 
 // A phase of "timings": seconds of the evaluation with the median total.
-ReportField phase(const char* key, const char* label, double Timings::*slot, unsigned use) {
-  return {
-      "timings", key, label, nullptr, nullptr, use, [slot](R r) { return json(r.timings.*slot); },
-      "s"};
+ReportField phase(double Timings::*slot, const char* label, unsigned use = 0) {
+  return from_table("timings", slot, label, nullptr, nullptr, use);
+}
+
+// Every field of S that `fields` does not show yet (by key, in `section`): in the JSON and the
+// attributes, so that a new field of the struct is reported without a row here.
+template <class S>
+void add_the_rest(std::vector<ReportField>* fields, const char* section) {
+  FieldTable<S>::visit([&](const auto& f) {
+    const bool shown = std::any_of(fields->begin(), fields->end(), [&](const ReportField& r) {
+      return std::string(r.section) == section && std::string(r.key) == f.name;
+    });
+    if (!shown) fields->push_back(from_table(section, f.member, nullptr, nullptr, nullptr, 0));
+  });
 }
 
 // A field of "error" (--verify); `field_only`: only with --field.
@@ -146,100 +184,84 @@ ReportField chosen(const char* key, unsigned use, T AutoSelection::*slot) {
           [slot](R r) { return json(r.auto_selection.*slot); }};
 }
 
-}  // namespace
-
 // clang-format off
-const std::vector<ReportField>& report_fields() {
+std::vector<ReportField> make_report_fields() {
   constexpr unsigned J = kJson, A = kAttribute, G = kGeometry, H = kColumnHead, T = kColumnTail,
                      C = kCompared, S = kTextIfSet;
-  static const std::vector<ReportField> fields = {
+  std::vector<ReportField> fields = {
     {"", "input", "input", "{}", nullptr, J | A | G, [](R r) { return json(r.input); }},
     {"", "targets_input", "targets", "{}", nullptr, J | A | G,
      [](R r) { return or_null(r.targets_input); }},
     {"", "output", "output", "{}", nullptr, J, [](R r) { return or_null(r.output); }},
-    {"", "tree", "tree", "{}", nullptr, J | A | G | T, [](R r) { return json(r.stats.tree); }},
-    {"", "levels", "tree", "L = {}", nullptr, J | A | G | T,
-     [](R r) { return json(r.stats.levels); }},
-    {"", "levels_ct", "tree", "L fixed by CT = {}", nullptr, J | A | G,
-     [](R r) { return json(r.stats.levels_ct); }},
-    {"", "level_offset", "tree", "offset {}", "%+d", J | A | G | T,
-     [](R r) { return json(r.options.level_offset); }},
-    {"", "ct", "tree", "CT = {}", nullptr, J | A | G, [](R r) { return json(r.options.ct); }},
-    {"", "levels_capped", "tree", "capped at the deepest level", nullptr, J | S,
-     [](R r) { return json(r.stats.levels_capped); }},
-    {"", "t", "", "t = {}", nullptr, J | A | G | T, [](R r) { return json(r.stats.t); }},
-    {"", "D", "", "D = N/4^(L-1) = {}", "%.3g", J | A | G | T, [](R r) { return json(r.stats.D); }},
-    {"", "leaf_boxes", "", "leaf boxes {}", nullptr, J | A | G | T,
-     [](R r) { return json(r.stats.leaf_boxes); }},
-    {"", "boxes", "", "boxes {}", nullptr, J | A, [](R r) { return json(r.stats.boxes); }},
-    {"", "merged_sources", "", "{} coincident sources merged", nullptr, J | A | S,
-     [](R r) { return json(r.stats.merged_sources); }},
-    {"", "coordinate_scale", "", "coordinates scaled by 1/{}", "%.3g", J | A | S,
-     [](R r) {
-       return r.stats.coordinate_scale == 1 ? json(nullptr) : json(r.stats.coordinate_scale);
-     }},
-    {"", "terms", "expansion", "p = {} terms", nullptr, J | A | G | T,
-     [](R r) { return json(r.stats.terms); }},
+    top(&TreeStats::tree, "tree", "{}", nullptr, G | T),
+    top(&TreeStats::levels, "tree", "L = {}", nullptr, G | T),
+    top(&TreeStats::levels_ct, "tree", "L fixed by CT = {}", nullptr, G),
+    top(&Options::level_offset, "tree", "offset {}", "%+d", G | T),
+    top(&Options::ct, "tree", "CT = {}", nullptr, G),
+    top(&TreeStats::levels_capped, "tree", "capped at the deepest level", nullptr, S),
+    top(&TreeStats::t, "", "t = {}", nullptr, G | T),
+    top(&TreeStats::D, "", "D = N/4^(L-1) = {}", "%.3g", G | T),
+    top(&TreeStats::leaf_boxes, "", "leaf boxes {}", nullptr, G | T),
+    top(&TreeStats::boxes, "", "boxes {}", nullptr, 0),
+    top(&TreeStats::merged_sources, "", "{} coincident sources merged", nullptr, S),
+    top(&TreeStats::coordinate_scale, "", "coordinates scaled by 1/{}", "%.3g", S,
+        [](R r) {
+          return r.stats.coordinate_scale == 1 ? json(nullptr) : json(r.stats.coordinate_scale);
+        }),
+    top(&TreeStats::terms, "expansion", "p = {} terms", nullptr, G | T),
     {"", "terms_from", "expansion", "p from {}", nullptr, J | A,
      [](R r) { return json(terms_from_eps(r) ? "eps" : "terms"); }},
     // With --terms, eps played no part: none is recorded.
-    {"", "eps", "expansion", "eps = {}", nullptr, J | A | G,
-     [](R r) { return terms_from_eps(r) ? json(r.options.eps) : json(nullptr); }},
-    {"", "accuracy_floor", "expansion", "accuracy floor of this geometry {}", "%.3g", J | A | S,
-     [](R r) { return json(r.stats.accuracy_floor); }},
-    {"", "backend", "back end", "{}", nullptr, J | A, [](R r) { return json(r.options.backend); }},
+    top(&Options::eps, "expansion", "eps = {}", nullptr, G,
+        [](R r) { return terms_from_eps(r) ? json(r.options.eps) : json(nullptr); }),
+    top(&TreeStats::accuracy_floor, "expansion", "accuracy floor of this geometry {}", "%.3g", S),
+    top(&Options::backend, "back end", "{}", nullptr, 0),
     {"", "threads", "back end", "threads {}", nullptr, J | A | G | T,
      [](R r) { return json(r.threads_used); }},
-    {"", "threads_placed", "back end", "placed on cores", nullptr, J | A | S,
-     [](R r) { return json(r.stats.threads_placed); }},
-    {"", "field", "back end", "with field", nullptr, J | A | G | S,
-     [](R r) { return json(r.options.field); }},
-    {"", "near_pairs", "near field", "{} pairs", nullptr, J | A | G | T,
-     [](R r) { return json(r.stats.near_pairs); }},
+    top(&TreeStats::threads_placed, "back end", "placed on cores", nullptr, S),
+    top(&Options::field, "back end", "with field", nullptr, G | S),
+    top(&TreeStats::near_pairs, "near field", "{} pairs", nullptr, G | T),
     {"", "pairs_per_second", "near field", "{} pairs/s", "%.3g", J | T,
      [](R r) { return json(pairs_per_second(r)); }, "pairs/s"},
-    {"", "m2l_pairs", "far field", "{} M2L translations", nullptr, J | A,
-     [](R r) { return json(r.stats.m2l_pairs); }},
+    top(&TreeStats::m2l_pairs, "far field", "{} M2L translations", nullptr, 0),
     {"", "far_gflops", "far field", "{} GFLOP/s", "%.3g", J,
      [](R r) { return json(r.timings.far > 0 ? r.stats.far_flops / r.timings.far * 1e-9 : 0.0); }},
-    {"", "device_memory", "device memory", "{}", "bytes", J | A | T | S,
-     [](R r) { return json(r.stats.device_memory); }, "B"},
+    top(&TreeStats::device_memory, "device memory", "{}", "bytes", T | S),
     {"", "memory_peak", "host memory", "peak {}", "bytes", J | A | S,
      [](R r) { return json(r.memory_peak); }, "B"},
     {"", "memory_estimate", "host memory", "estimate {}", "bytes", J | A | S,
      [](R r) { return json(std::size_t(r.memory_estimate)); }, "B"},
     {"", "version", nullptr, nullptr, nullptr, J | A, [](R) { return json(version()); }},
-    {"", "n_sources", nullptr, nullptr, nullptr, J | A | G | T,
-     [](R r) { return json(r.stats.n_sources); }},
-    {"", "n_targets", nullptr, nullptr, nullptr, J | A | G | T,
-     [](R r) { return json(r.stats.n_targets); }},
-    {"", "self", nullptr, nullptr, nullptr, J | A | G, [](R r) { return json(r.stats.self); }},
-    {"", "box_size", nullptr, nullptr, nullptr, J, [](R r) { return json(r.stats.box_size); }},
+    top(&TreeStats::n_sources, nullptr, nullptr, nullptr, G | T),
+    top(&TreeStats::n_targets, nullptr, nullptr, nullptr, G | T),
+    top(&TreeStats::self, nullptr, nullptr, nullptr, G),
+    top(&TreeStats::box_size, nullptr, nullptr, nullptr, 0),
+    // Named for what the report makes of it: the budget the run was given.
     {"", "gpu_memory_budget", nullptr, nullptr, nullptr, J | A,
-     [](R r) { return json(r.options.gpu_memory); }},
+     [](R r) { return json(r.options.gpu_memory); }, field_of(&Options::gpu_memory).unit},
     {"", "repeat", nullptr, nullptr, nullptr, J | A | G | T, [](R r) { return json(r.repeat); }},
     {"", "totals", nullptr, nullptr, nullptr, J, [](R r) { return json(r.totals); }},
     {"", "warnings", nullptr, nullptr, nullptr, J, [](R r) { return json(r.warnings); }},
     // The phases, in the order of the evaluation report's times.
-    phase("tree", "tree", &Timings::tree, J | A),
-    phase("plan", "plan", &Timings::plan, J | A),
-    phase("choose", "choose (cost model)", &Timings::choose, J | A),
-    phase("setup", "setup", &Timings::setup, J | A),
-    phase("device_wait", "  of it waiting for device", &Timings::device_wait, J | A),
-    phase("p2m", "P2M", &Timings::p2m, J | A),
-    phase("m2m", "M2M", &Timings::m2m, J | A),
-    phase("m2l", "M2L", &Timings::m2l, J | A),
-    phase("p2l", "P2L", &Timings::p2l, J | A),
-    phase("l2l", "L2L", &Timings::l2l, J | A),
-    phase("l2p", "L2P", &Timings::l2p, J | A),
-    phase("m2p", "M2P", &Timings::m2p, J | A),
-    phase("far", "far total", &Timings::far, J | A | C),
-    phase("near_collect", "near collect", &Timings::near_collect, J | A | C),
-    phase("near_transfer", "near transfer", &Timings::near_transfer, J | A | C),
-    phase("near_kernel", "near kernel", &Timings::near_kernel, J | A | C),
-    phase("near_return", "near return", &Timings::near_return, J | A | C),
-    phase("near", "near total", &Timings::near, J | A | C),
-    phase("total", "total per evaluation", &Timings::total, J | A | C),
+    phase(&Timings::tree, "tree"),
+    phase(&Timings::plan, "plan"),
+    phase(&Timings::choose, "choose (cost model)"),
+    phase(&Timings::setup, "setup"),
+    phase(&Timings::device_wait, "  of it waiting for device"),
+    phase(&Timings::p2m, "P2M"),
+    phase(&Timings::m2m, "M2M"),
+    phase(&Timings::m2l, "M2L"),
+    phase(&Timings::p2l, "P2L"),
+    phase(&Timings::l2l, "L2L"),
+    phase(&Timings::l2p, "L2P"),
+    phase(&Timings::m2p, "M2P"),
+    phase(&Timings::far, "far total", C),
+    phase(&Timings::near_collect, "near collect", C),
+    phase(&Timings::near_transfer, "near transfer", C),
+    phase(&Timings::near_kernel, "near kernel", C),
+    phase(&Timings::near_return, "near return", C),
+    phase(&Timings::near, "near total", C),
+    phase(&Timings::total, "total per evaluation", C),
     // --verify: the errors against direct summation.
     error("rel_l2", "  potential", "rel L2 {}", J | A | H, &Verification::rel_l2, false),
     error("max_abs", "  potential", "max abs {}", J | A | H, &Verification::max_abs, false),
@@ -289,9 +311,18 @@ const std::vector<ReportField>& report_fields() {
     {"auto", "candidates", nullptr, nullptr, nullptr, J,
      [](R r) { return candidates_json(r.auto_selection); }},
   };
+  add_the_rest<TreeStats>(&fields, "");
+  add_the_rest<Timings>(&fields, "timings");
   return fields;
 }
 // clang-format on
+
+}  // namespace
+
+const std::vector<ReportField>& report_fields() {
+  static const std::vector<ReportField> fields = make_report_fields();
+  return fields;
+}
 
 std::string section_prefix(const std::string& section) {
   if (section.empty()) return "";
@@ -444,7 +475,7 @@ std::string to_text(const RunReport& r) {
   for (const ReportField& f : report_fields()) {
     if (std::string(f.section) == "timings") {
       const bool within = plan_in_choose && std::string(f.key) == "plan";
-      out += format("  %-22s %12.3f%s\n", f.line, 1e3 * f.get(r).get<double>(),
+      out += format("  %-22s %12.3f%s\n", f.line ? f.line : f.key, 1e3 * f.get(r).get<double>(),
                     within ? "  (within choose)" : "");
     }
   }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
+#include "app/field_json.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 #include "runtime/text.hpp"
 
@@ -17,17 +19,6 @@ const json kAbsent = json(json::value_t::discarded);
 
 using R = const SolveRun&;
 using F = const SolveField&;
-
-json finite_or_null(double v) {
-  return std::isfinite(v) ? json(v) : json(nullptr);
-}
-
-// NaN (a field at a panel end) as JSON null, explicitly.
-json finite_or_null(const std::vector<double>& v) {
-  json out = json::array();
-  for (double x : v) out.push_back(finite_or_null(x));
-  return out;
-}
 
 // The single-line figures (Z0, eps_eff, velocity) exist for one signal conductor only, and only
 // when the line parameters were computed (L is there).
@@ -129,17 +120,21 @@ std::string method_text(R r, F f) {
   return out + "\n";
 }
 
+// The FMM as run: the back end, its accuracy and sizes under the report's names, the tree's
+// figures under the table's.
 json fmm_json(R r) {
   const ElectrostaticSolution& s = r.solution;
-  return {{"backend", s.fmm_backend},
-          {"eps", s.fmm_eps},
-          {"terms", s.fmm_stats.terms},
-          {"tree", s.fmm_stats.tree},
-          {"levels", s.fmm_stats.levels},
-          {"ct", s.fmm_stats.ct},
-          {"level_offset", r.options.fmm.level_offset},
-          {"sources", s.fmm_stats.n_sources},
-          {"targets", s.fmm_stats.n_targets}};
+  const TreeStats& t = s.fmm_stats;
+  json j = {{"backend", s.fmm_backend},
+            {"eps", s.fmm_eps},
+            {"sources", t.n_sources},
+            {"targets", t.n_targets}};
+  for (int TreeStats::*figure : {&TreeStats::terms, &TreeStats::levels, &TreeStats::ct}) {
+    j[field_of(figure).name] = t.*figure;
+  }
+  j[field_of(&TreeStats::tree).name] = t.tree;
+  j[field_of(&Options::level_offset).name] = r.options.fmm.level_offset;
+  return j;
 }
 
 std::string mutual_text(R r, F f) {
@@ -154,16 +149,15 @@ std::string velocity_text(R r, F f) {
          " c)\n";
 }
 
+// Every mode's fields, its name and its velocity in c.
 json modes_json(R r) {
   json modes = json::array();
   const std::vector<LineMode>& m = r.solution.line.modes;
   for (std::size_t i = 0; i < m.size(); ++i) {
-    modes.push_back({{"label", mode_label(r.solution, i)},
-                     {"velocity", finite_or_null(m[i].velocity)},
-                     {"velocity_over_c", finite_or_null(m[i].velocity / kSpeedOfLight)},
-                     {"eps_eff", finite_or_null(m[i].eps_eff)},
-                     {"impedance", finite_or_null(m[i].impedance)},
-                     {"voltage", m[i].voltage}});
+    json mode = fields_json(m[i]);
+    mode["label"] = mode_label(r.solution, i);
+    mode["velocity_over_c"] = field_json(m[i].velocity / kSpeedOfLight);
+    modes.push_back(mode);
   }
   return modes;
 }
@@ -189,24 +183,13 @@ std::string modes_text(R r, F f) {
 json accuracy_json(R r) {
   const ElectrostaticSolution& s = r.solution;
   return {{"target", r.options.accuracy > 0 ? json(r.options.accuracy) : json(nullptr)},
-          {"estimate", finite_or_null(s.accuracy_estimate)},
+          {"estimate", field_json(s.accuracy_estimate)},
           {"met", accuracy_met(r)},
           {"text", accuracy_text(r)}};
 }
 
 std::string accuracy_line(R r, F f) {
   return heading(f.label) + accuracy_text(r) + "\n";
-}
-
-json meshes_json(R r) {
-  json meshes = json::array();
-  for (const MeshLevel& m : r.solution.meshes) {
-    meshes.push_back({{"panels", m.panels},
-                      {"change", finite_or_null(m.change)},
-                      {"iterations", m.iterations},
-                      {"seconds", m.seconds}});
-  }
-  return meshes;
 }
 
 std::string meshes_text(R r, F f) {
@@ -238,12 +221,13 @@ std::string conductors_text(R r, F f) {
   return out;
 }
 
+// Every solve's fields, the residuals of its iterations under the report's name for them.
 json solves_json(R r) {
-  json solves = json::array();
-  for (const SolveStats& st : r.solution.solves) {
-    solves.push_back({{"iterations", st.iterations},
-                      {"residual", st.residual},
-                      {"residual_history", st.history}});
+  json solves = field_json(r.solution.solves);
+  const char* history = field_of(&SolveStats::history).name;
+  for (json& solve : solves) {
+    solve["residual_history"] = std::move(solve[history]);
+    solve.erase(history);
   }
   return solves;
 }
@@ -257,20 +241,6 @@ std::string solves_text(R r, F f) {
   return heading(f.label) +
          format("%zu right-hand side(s), %d iterations (%s), residual %.3g (tol %.3g)\n",
                 s.solves.size(), s.iterations, each.c_str(), s.residual, r.options.tol);
-}
-
-json timings_json(R r) {
-  const ElectrostaticTimings& t = r.solution.timings;
-  return {{"discretise", t.discretise},
-          {"near", t.near},
-          {"fmm_setup", t.fmm_setup},
-          {"preconditioner", t.preconditioner},
-          {"solve", t.solve},
-          {"products", t.products},
-          {"product", t.product},
-          {"product_fmm", t.product_fmm},
-          {"product_near", t.product_near},
-          {"total", t.total}};
 }
 
 std::string timings_text(R r, F f) {
@@ -287,13 +257,14 @@ std::string timings_text(R r, F f) {
   return out;
 }
 
+// The targets and every per-target field of what was evaluated there.
 json targets_json(R r) {
   if (r.tx.empty()) return kAbsent;
-  return {{"x", r.tx},
-          {"y", r.ty},
-          {"potential", finite_or_null(r.field.potential)},
-          {"field_x", finite_or_null(r.field.field_x)},
-          {"field_y", finite_or_null(r.field.field_y)}};
+  json j = {{"x", r.tx}, {"y", r.ty}};
+  for_each_field(r.field, [&](const auto& field, const auto& value) {
+    if constexpr (is_list_v<std::decay_t<decltype(value)>>) j[field.name] = field_json(value);
+  });
+  return j;
 }
 
 std::string targets_text(R r, F f) {
@@ -379,68 +350,99 @@ std::string mode_label(const ElectrostaticSolution& s, std::size_t mode) {
   return "mode " + std::to_string(mode + 1);
 }
 
+namespace {
+
+using Get = std::function<json(R)>;
+using Text = std::function<std::string(R, F)>;
+
+// The public struct of a solve that a row takes a field of.
+template <class S>
+const S& part(R r) {
+  if constexpr (std::is_same_v<S, ElectrostaticSolution>) return r.solution;
+  if constexpr (std::is_same_v<S, LineParameters>) return r.solution.line;
+  if constexpr (std::is_same_v<S, ElectrostaticOptions>) return r.options;
+  if constexpr (std::is_same_v<S, FieldAtTargets>) return r.field;
+}
+
+// A field of a public struct: its key and SI unit from the library's table, the value the
+// field's unless `get` says otherwise.
+template <class S, class T>
+SolveField from_table(T S::*member, const char* label, const char* text_unit = "",
+                      double text_scale = 1, Get get = {}, Text text = {}) {
+  const Field<S, T> f = field_of(member);
+  if (!get) get = [member](R r) { return field_json(part<S>(r).*member); };
+  return {f.name, f.unit, label, text_unit, text_scale, std::move(get), std::move(text)};
+}
+
+// A figure of the line that exists for one signal conductor only.
+SolveField single_line(double LineParameters::*member, const char* label, const char* text_unit,
+                       Text text = {}) {
+  return from_table(
+      member, label, text_unit, 1,
+      [member](R r) { return when(one_signal(r), field_json(r.solution.line.*member)); },
+      std::move(text));
+}
+
+using Sol = ElectrostaticSolution;
+using Line = LineParameters;
+using Opt = ElectrostaticOptions;
+
+}  // namespace
+
 // clang-format off
 const std::vector<SolveField>& solve_fields() {
   static const std::vector<SolveField> fields = {
     {"input", "", "input", "", 1, [](R r) { return json(r.input); }},
     {"conductors", "", "conductors", "", 1, [](R r) { return json(r.solution.charge.size()); }},
-    {"reference", "", "reference", "", 1, [](R r) { return json(r.solution.reference); },
-     reference_text},
-    {"ground_plane_y", "m", "ground plane", "m", 1,
-     [](R r) { return r.solution.ground_plane ? json(r.solution.ground_plane_y) : json(nullptr); },
-     ground_plane_text},
-    {"eps_r", "", "eps_r background", "", 1, [](R r) { return json(r.solution.eps_r); }},
-    {"panels", "", "panels", "", 1, [](R r) { return json(r.solution.panels.size()); }},
-    {"panel_size", "m", "panel size", "m", 1,
-     [](R r) { return r.options.panel_size > 0 ? json(r.options.panel_size) : json(nullptr); }},
-    {"grading", "", "grading", "", 1, [](R r) { return json(r.options.grading); }},
-    {"method", "", "method", "", 1, [](R r) { return json(r.options.method); }, method_text},
-    {"preconditioner", "", nullptr, "", 1, [](R r) { return json(r.solution.preconditioner); }},
-    {"block_size", "", nullptr, "", 1, [](R r) { return json(r.options.block_size); }},
-    {"block_overlap", "", nullptr, "", 1, [](R r) { return json(r.options.block_overlap); }},
+    from_table(&Sol::reference, "reference", "", 1, {}, reference_text),
+    from_table(&Sol::ground_plane_y, "ground plane", "m", 1,
+               [](R r) {
+                 return r.solution.ground_plane ? json(r.solution.ground_plane_y) : json(nullptr);
+               },
+               ground_plane_text),
+    from_table(&Sol::eps_r, "eps_r background"),
+    // The panels as a count.
+    from_table(&Sol::panels, "panels", "", 1, [](R r) { return json(r.solution.panels.size()); }),
+    from_table(&Opt::panel_size, "panel size", "m", 1, [](R r) {
+                 return r.options.panel_size > 0 ? json(r.options.panel_size) : json(nullptr);
+               }),
+    from_table(&Opt::grading, "grading"),
+    from_table(&Opt::method, "method", "", 1, {}, method_text),
+    from_table(&Sol::preconditioner, nullptr),
+    from_table(&Opt::block_size, nullptr),
+    from_table(&Opt::block_overlap, nullptr),
     {"fmm", "", nullptr, "", 1, fmm_json},
     {"", "", nullptr, "", 1, {}, blank},
-    {"capacitance", "F/m", "C, Maxwell matrix", "pF/m", 1e12,
-     [](R r) { return json(r.solution.capacitance); }},
-    {"capacitance_conductors", "", nullptr, "", 1,
-     [](R r) { return json(r.solution.capacitance_conductors); }},
-    {"capacitance_mutual", "F/m", "C mutual, -C_ij", "pF/m", 1e12,
-     [](R r) { return json(r.solution.line.capacitance_mutual); }, mutual_text},
-    {"capacitance_to_ground", "F/m", "C to ground", "pF/m", 1e12,
-     [](R r) { return json(r.solution.line.capacitance_to_ground); }},
-    {"capacitance_vacuum", "F/m", "C0, all eps_r = 1", "pF/m", 1e12,
-     [](R r) { return json(r.solution.line.capacitance_vacuum); }},
-    {"inductance", "H/m", "L", "nH/m", 1e9, [](R r) { return json(r.solution.line.inductance); }},
-    {"z0", "ohm", "Z0", "ohm", 1,
-     [](R r) { return when(one_signal(r), finite_or_null(r.solution.line.z0)); }},
-    {"eps_eff", "", "eps_eff", "", 1,
-     [](R r) { return when(one_signal(r), finite_or_null(r.solution.line.eps_eff)); }},
-    {"velocity", "m/s", "velocity", "m/s", 1,
-     [](R r) { return when(one_signal(r), finite_or_null(r.solution.line.velocity)); },
-     velocity_text},
+    from_table(&Sol::capacitance, "C, Maxwell matrix", "pF/m", 1e12),
+    from_table(&Sol::capacitance_conductors, nullptr),
+    from_table(&Line::capacitance_mutual, "C mutual, -C_ij", "pF/m", 1e12, {}, mutual_text),
+    from_table(&Line::capacitance_to_ground, "C to ground", "pF/m", 1e12),
+    from_table(&Line::capacitance_vacuum, "C0, all eps_r = 1", "pF/m", 1e12),
+    from_table(&Line::inductance, "L", "nH/m", 1e9),
+    single_line(&Line::z0, "Z0", "ohm"),
+    single_line(&Line::eps_eff, "eps_eff", ""),
+    single_line(&Line::velocity, "velocity", "m/s", velocity_text),
     {"velocity_over_c", "", nullptr, "", 1,
      [](R r) {
-       return when(one_signal(r), finite_or_null(r.solution.line.velocity / kSpeedOfLight));
+       return when(one_signal(r), field_json(r.solution.line.velocity / kSpeedOfLight));
      }},
-    {"modes", "", "modes", "", 1, modes_json, modes_text},
-    {"symmetric_pair", "", nullptr, "", 1,
-     [](R r) { return json(r.solution.line.symmetric_pair); }},
+    from_table(&Line::modes, "modes", "", 1, modes_json, modes_text),
+    from_table(&Line::symmetric_pair, nullptr),
     {"", "", nullptr, "", 1, {}, blank},
     {"accuracy", "", "accuracy", "", 1, accuracy_json, accuracy_line},
-    {"meshes", "", "meshes", "", 1, meshes_json, meshes_text},
-    {"charge", "C/m", "conductors", "", 1, [](R r) { return json(r.solution.charge); },
-     conductors_text},
-    {"potentials", "V", nullptr, "", 1, [](R r) { return json(r.solution.potentials); }},
-    {"offset", "V", nullptr, "", 1, [](R r) { return json(r.solution.offset); }},
-    {"iterations", "", "GMRES", "", 1, [](R r) { return json(r.solution.iterations); },
-     solves_text},
-    {"residual", "", nullptr, "", 1, [](R r) { return json(r.solution.residual); }},
-    {"tol", "", nullptr, "", 1, [](R r) { return json(r.options.tol); }},
-    {"solves", "", nullptr, "", 1, solves_json},
-    {"timings", "s", "times (s)", "", 1, timings_json, timings_text},
+    from_table(&Sol::meshes, "meshes", "", 1, {}, meshes_text),
+    from_table(&Sol::charge, "conductors", "", 1, {}, conductors_text),
+    from_table(&Sol::potentials, nullptr),
+    from_table(&Sol::offset, nullptr),
+    from_table(&Sol::iterations, "GMRES", "", 1, {}, solves_text),
+    from_table(&Sol::residual, nullptr),
+    from_table(&Opt::tol, nullptr),
+    from_table(&Sol::solves, nullptr, "", 1, solves_json),
+    from_table(&Sol::timings, "times (s)", "", 1, {}, timings_text),
     {"targets", "", "targets", "", 1, targets_json, targets_text},
-    {"undefined_field", "", "note", "", 1,
-     [](R r) { return r.tx.empty() ? kAbsent : json(r.field.undefined_field); }, undefined_text},
+    from_table(&FieldAtTargets::undefined_field, "note", "", 1,
+               [](R r) { return r.tx.empty() ? kAbsent : json(r.field.undefined_field); },
+               undefined_text),
     {"output", "", "wrote", "", 1, [](R r) { return text_or_absent(r.output); }, files_text},
     {"plot", "", nullptr, "", 1, [](R r) { return text_or_absent(r.plot); }},
     {"rlgc", "", nullptr, "", 1, [](R r) { return text_or_absent(r.rlgc); }},

@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "io/hdf5_internal.hpp"
 #include "mlfma2d/electrostatics.hpp"
+#include "mlfma2d/fields.hpp"
 #include "mlfma2d/io.hpp"
 
 namespace mlfma2d {
@@ -322,6 +325,86 @@ struct SolutionWriter {
   }
 };
 
+// The datasets and root attributes of a solution file, named, described and in units as the
+// library's tables say (a field without a unit: "1").
+struct SolutionFields {
+  const SolutionWriter& w;
+  std::vector<std::pair<std::string, AttrValue>> attributes;
+  std::string units;  // attribute_units: the attributes that have one, but the timings
+
+  // `values` as dataset `name`: numbers, integers or a matrix (rows) by their type; `note`
+  // added to a matrix's description.
+  template <class T>
+  void dataset(const std::string& name, const char* unit, const std::string& description,
+               const std::vector<T>& values, const std::string& note = "") const {
+    const char* units = *unit ? unit : "1";
+    if constexpr (std::is_same_v<T, double>) {
+      w.doubles(name, values, units, description);
+    } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+      w.matrix(name, values, units, description + note);
+    } else {
+      w.integers(name, values, description);
+    }
+  }
+  // Field `member` of `object` as dataset `group` + its name.
+  template <class S, class T>
+  void member(const std::string& group, const S& object, T S::*member,
+              const std::string& note = "") const {
+    const Field<S, T> f = field_of(member);
+    dataset(group + f.name, f.unit, f.description, object.*member, note);
+  }
+  // Every list of numbers of `object` as a dataset in `group` ("/panels/").
+  template <class S>
+  void lists(const std::string& group, const S& object, const std::string& note = "") const {
+    for_each_field(object, [&](const auto& f, const auto& value) {
+      if constexpr (is_numbers_v<std::decay_t<decltype(value)>>) {
+        dataset(group + f.name, f.unit, f.description, value, note);
+      }
+    });
+  }
+  // One dataset per field of the rows' struct in `group` ("/meshes/"), row i's value at i;
+  // `except`: a field left out.
+  template <class S, class U = int>
+  void columns(const std::string& group, const std::vector<S>& rows, U S::*except = nullptr) const {
+    FieldTable<S>::visit([&](const auto& f) {
+      if (except && is_field(f, except)) return;
+      std::vector<std::decay_t<decltype(std::declval<const S&>().*f.member)>> column;
+      for (const S& row : rows) column.push_back(row.*f.member);
+      dataset(group + f.name, f.unit, f.description, column);
+    });
+  }
+  // A root attribute, flags and counts as integers.
+  template <class T>
+  void attribute(const std::string& name, const char* unit, const T& value) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      attributes.emplace_back(name, AttrValue(value));
+    } else if constexpr (std::is_integral_v<T>) {
+      attributes.emplace_back(name, AttrValue::from_integer(static_cast<std::int64_t>(value)));
+    } else {
+      attributes.emplace_back(name, AttrValue(value));
+    }
+    if (*unit && name.rfind("timing_", 0) != 0) units += name + " " + unit + "; ";
+  }
+  // Every number, flag and text of `object` as a root attribute where `keep(field)` says, seconds
+  // of a phase (ElectrostaticTimings) as timing_<phase>.
+  template <class S, class Keep>
+  void scalars(const S& object, Keep keep) {
+    for_each_field(object, [&](const auto& f, const auto& value) {
+      using T = std::decay_t<decltype(value)>;
+      if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, std::string>) {
+        const bool phase = std::is_same_v<S, ElectrostaticTimings> && std::string(f.unit) == "s";
+        if (keep(f)) attribute((phase ? "timing_" : "") + std::string(f.name), f.unit, value);
+      }
+    });
+  }
+};
+
+// The group of a field's rows or parts: "/<name>/".
+template <class S, class T>
+std::string group_of(T S::*member) {
+  return std::string("/") + field_of(member).name + "/";
+}
+
 // The method behind a solution: the FMM leaves its back end, the dense LU none.
 std::string method_of(const ElectrostaticSolution& s) {
   return s.fmm_backend.empty() ? "dense" : "fmm";
@@ -347,6 +430,8 @@ void write_solution(const std::string& path, const ElectrostaticSolution& s,
     {
       Hid lcpl = io_detail::parents_created(c);
       const SolutionWriter w{c, h5.get(), lcpl.get()};
+      SolutionFields out{w, {}, ""};
+      using Sol = ElectrostaticSolution;
       const LineParameters& line = s.line;
       const std::string signal =
           " (rows and columns: the signal conductors, /capacitance_conductors)";
@@ -358,152 +443,59 @@ void write_solution(const std::string& path, const ElectrostaticSolution& s,
       for (std::size_t k = 0; k < K; ++k) {
         kind.push_back(referenced && static_cast<int>(k) == s.reference ? "reference" : "signal");
       }
-      w.doubles("/conductors/potential", s.potentials, "V",
-                "potential of each conductor (K = 1: relative to the offset gauge)");
-      w.doubles("/conductors/charge", s.charge, "C/m",
-                "free charge per unit length of each conductor, for /conductors/potential");
+      const Field<Sol, std::vector<double>> potentials = field_of(&Sol::potentials);
+      out.dataset("/conductors/potential", potentials.unit, potentials.description, s.potentials);
+      out.member("/conductors/", s, &Sol::charge);
       w.texts("/conductors/kind", kind,
               "signal, or reference (the ground of the capacitance matrix; over a ground plane "
               "the plane is the reference and every conductor is a signal conductor)");
 
-      // Line parameters.
-      w.integers("/capacitance_conductors", s.capacitance_conductors,
-                 "the signal conductors: rows and columns of the matrices below (0-based)");
-      w.matrix("/capacitance", s.capacitance, "F/m",
-               "Maxwell capacitance matrix C: Q_i = sum_j C_ij V_j, V relative to the "
-               "reference" +
-                   signal);
-      w.matrix("/capacitance_vacuum", line.capacitance_vacuum, "F/m",
-               "C0: the Maxwell matrix with every eps_r = 1" + signal);
-      w.matrix("/inductance", line.inductance, "H/m", "L = mu0 eps0 C0^-1" + signal);
-      w.matrix("/capacitance_mutual", line.capacitance_mutual, "F/m",
-               "mutual (SPICE) form of C: -C_ij off the diagonal" + signal);
-      w.doubles("/capacitance_to_ground", line.capacitance_to_ground, "F/m",
-                "capacitance of each signal conductor to the reference: sum_j C_ij");
-      std::vector<double> velocity, eps_eff, impedance;
-      std::vector<std::vector<double>> voltage;
-      for (const LineMode& m : line.modes) {
-        velocity.push_back(m.velocity);
-        eps_eff.push_back(m.eps_eff);
-        impedance.push_back(m.impedance);
-        voltage.push_back(m.voltage);
-      }
-      w.doubles("/modes/velocity", velocity, "m/s",
-                "propagation velocity of each mode, slowest "
-                "first (for a symmetric pair: even, odd)");
-      w.doubles("/modes/eps_eff", eps_eff, "1", "effective permittivity (c / velocity)^2");
-      w.doubles("/modes/impedance", impedance, "ohm",
-                "modal impedance V.V / (V.I) for the mode's voltages V and currents I");
-      w.matrix("/modes/voltage", voltage, "1",
-               "row m: mode m's voltages on the signal conductors (max |.| = 1)");
+      // Line parameters: C, the line's matrices and lists, its modes.
+      out.member("/", s, &Sol::capacitance_conductors);
+      out.member("/", s, &Sol::capacitance, signal);
+      out.lists("/", line, signal);
+      out.columns(group_of(&LineParameters::modes), line.modes);
 
-      // Panels.
-      const Panels& p = s.panels;
-      w.doubles("/panels/x", p.x, "m", "panel centre x (the collocation point)");
-      w.doubles("/panels/y", p.y, "m", "panel centre y");
-      w.doubles("/panels/x0", p.x0, "m", "panel start point x");
-      w.doubles("/panels/y0", p.y0, "m", "panel start point y");
-      w.doubles("/panels/x1", p.x1, "m", "panel end point x");
-      w.doubles("/panels/y1", p.y1, "m", "panel end point y");
-      w.doubles("/panels/length", p.length, "m", "panel length");
-      w.integers("/panels/contour", p.contour, "contour of each panel (0-based)");
-      w.integers("/panels/conductor", p.conductor,
-                 "conductor of each panel (0-based), -1 on a dielectric interface");
-      w.doubles("/panels/eps_left", p.eps_left, "1",
-                "relative permittivity left of the direction start -> end (the normal's side)");
-      w.doubles("/panels/eps_right", p.eps_right, "1",
-                "relative permittivity right of the direction start -> end");
-      w.doubles("/panels/sigma", s.sigma, "C/m^2",
-                "surface charge at each panel centre: free charge on conductors (both faces), "
-                "polarisation charge on interfaces");
-      w.doubles("/panels/sigma_total", s.sigma_total, "C/m^2",
-                "total (free + polarisation) surface charge whose field in vacuum is the field");
+      // Panels, with the charge on each.
+      const std::string panels = group_of(&Sol::panels);
+      out.lists(panels, s.panels);
+      out.member(panels, s, &Sol::sigma);
+      out.member(panels, s, &Sol::sigma_total);
 
-      // The meshes of an accuracy-driven solve, and the GMRES solves of the last.
-      std::vector<std::size_t> panels;
-      std::vector<double> change, seconds;
-      std::vector<int> iterations;
-      for (const MeshLevel& m : s.meshes) {
-        panels.push_back(m.panels);
-        change.push_back(m.change);
-        seconds.push_back(m.seconds);
-        iterations.push_back(m.iterations);
-      }
-      w.integers("/meshes/panels", panels, "panels of each mesh solved, coarse to fine");
-      w.doubles("/meshes/change", change, "1",
-                "max_ij |C_ij - C_ij(previous mesh)| / sqrt(C_ii C_jj); NaN on the first");
-      w.integers("/meshes/iterations", iterations, "GMRES iterations on each mesh");
-      w.doubles("/meshes/seconds", seconds, "s", "wall-clock seconds of each mesh");
-      std::vector<int> solve_iterations;
-      std::vector<double> solve_residual;
-      for (const SolveStats& st : s.solves) {
-        solve_iterations.push_back(st.iterations);
-        solve_residual.push_back(st.residual);
-      }
-      w.integers("/solves/iterations", solve_iterations,
-                 "GMRES iterations of each right-hand side (final mesh)");
-      w.doubles("/solves/residual", solve_residual, "1",
-                "final true relative residual of each right-hand side");
+      // The meshes of an accuracy-driven solve, and the GMRES solves of the last (whose
+      // residual histories differ in length: no matrix).
+      out.columns(group_of(&Sol::meshes), s.meshes);
+      out.columns(group_of(&Sol::solves), s.solves, &SolveStats::history);
 
       if (field) {
         w.doubles("/targets/x", tx, "m", "target x");
         w.doubles("/targets/y", ty, "m", "target y");
-        w.doubles("/targets/potential", field->potential, "V",
-                  "potential (at a panel end: the limit)");
-        w.doubles("/targets/field_x", field->field_x, "V/m",
-                  "E_x = -dphi/dx (on a panel: the mean of its two sides; at a panel end: NaN)");
-        w.doubles("/targets/field_y", field->field_y, "V/m", "E_y = -dphi/dy (as field_x)");
+        out.lists("/targets/", *field);
       }
 
-      // Settings and figures. Unit of each number: attribute_units.
-      using A = AttrValue;
-      const ElectrostaticTimings& t = s.timings;
-      // Z0, eps_eff and the velocity: one signal conductor, line parameters computed.
+      // Settings and figures: the solution's scalars (the plane's height over a plane only),
+      // the panel count, the line's flags and (one signal conductor, line parameters computed)
+      // its Z0, eps_eff and velocity, the timings. Unit of each number: attribute_units.
       const bool one_signal = s.capacitance.size() == 1 && line.inductance.size() == 1;
-      std::vector<std::pair<const char*, AttrValue>> attributes = {
-          {"version", version()},
-          {"method", method_of(s)},
-          {"preconditioner", s.preconditioner},
-          {"tol", s.tol},
-          {"fmm_backend", s.fmm_backend},
-          {"fmm_eps", s.fmm_eps},
-          {"eps_r", s.eps_r},
-          {"conductors", A::from_integer(static_cast<std::int64_t>(K))},
-          {"reference", A::from_integer(s.reference)},
-          {"offset", s.offset},
-          {"ground_plane", A::from_integer(s.ground_plane ? 1 : 0)},
-          {"panels", A::from_integer(static_cast<std::int64_t>(s.panels.size()))},
-          {"iterations", A::from_integer(s.iterations)},
-          {"residual", s.residual},
-          {"accuracy_target", s.accuracy_target},
-          {"accuracy_estimate", s.accuracy_estimate},
-          {"accuracy_met", A::from_integer(s.accuracy_met ? 1 : 0)},
-          {"symmetric_pair", A::from_integer(line.symmetric_pair ? 1 : 0)},
-          {"products", A::from_integer(static_cast<std::int64_t>(t.products))},
-          {"timing_discretise", t.discretise},
-          {"timing_near", t.near},
-          {"timing_fmm_setup", t.fmm_setup},
-          {"timing_preconditioner", t.preconditioner},
-          {"timing_solve", t.solve},
-          {"timing_product", t.product},
-          {"timing_total", t.total},
-          {"attribute_units",
-           "offset V; ground_plane_y m; z0 ohm; velocity m/s; timing_* s; the rest 1. "
-           "accuracy_target 0: one solve on a fixed mesh; accuracy_estimate NaN: not "
-           "estimated; accuracy_met 1 only when the estimate was checked against the target"}};
-      if (s.ground_plane) attributes.push_back({"ground_plane_y", s.ground_plane_y});
-      if (one_signal) {
-        attributes.push_back({"z0", line.z0});
-        attributes.push_back({"eps_eff", line.eps_eff});
-        attributes.push_back({"velocity", line.velocity});
-      }
-      if (field) {
-        attributes.push_back({"undefined_field",
-                              A::from_integer(static_cast<std::int64_t>(field->undefined_field))});
-      }
+      out.attribute("version", "", std::string(version()));
+      out.attribute("method", "", method_of(s));
+      out.attribute("conductors", "", K);
+      out.attribute(field_of(&Sol::panels).name, "", s.panels.size());
+      out.scalars(
+          s, [&](const auto& f) { return s.ground_plane || !is_field(f, &Sol::ground_plane_y); });
+      out.scalars(line, [&](const auto& f) {
+        return one_signal || std::is_same_v<std::decay_t<decltype(line.*f.member)>, bool>;
+      });
+      out.scalars(s.timings, [](const auto&) { return true; });
+      if (field) out.scalars(*field, [](const auto&) { return true; });
+      out.attribute("attribute_units", "",
+                    out.units +
+                        "timing_* s; the rest 1. accuracy_target 0: one solve on a fixed mesh; "
+                        "accuracy_estimate NaN: not estimated; accuracy_met 1 only when the "
+                        "estimate was checked against the target");
       Hid root =
           c.own(H5Gopen2(h5.get(), "/", H5P_DEFAULT), H5Gclose, "cannot open the root group");
-      for (const auto& [key, value] : attributes) {
+      for (const auto& [key, value] : out.attributes) {
         io_detail::write_attribute(c, root.get(), key, value);
       }
     }

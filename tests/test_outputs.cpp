@@ -121,23 +121,6 @@ TEST(CsvOutput, OldFilesWithCommentLinesAreStillRead) {
   EXPECT_EQ(r.potential, std::vector<double>{-1.5});
 }
 
-// A string attribute of a dataset.
-std::string dataset_attribute(hid_t file, const char* dataset, const char* name) {
-  const hid_t ds = H5Dopen2(file, dataset, H5P_DEFAULT);
-  const hid_t attr = H5Aopen(ds, name, H5P_DEFAULT);
-  const hid_t type = H5Aget_type(attr);
-  char* text = nullptr;
-  std::string out;
-  if (H5Tis_variable_str(type) > 0 && H5Aread(attr, type, &text) >= 0 && text) {
-    out = text;
-    H5free_memory(text);
-  }
-  H5Tclose(type);
-  H5Aclose(attr);
-  H5Dclose(ds);
-  return out;
-}
-
 TEST(Hdf5Output, TheFileStandsAlone) {
   const std::string path = fresh_path("standalone.h5");
   const ResultFile r = result_with_field(40);
@@ -145,10 +128,10 @@ TEST(Hdf5Output, TheFileStandsAlone) {
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(file, 0);
   // Every dataset says what it holds.
-  EXPECT_TRUE(contains(dataset_attribute(file, "/potential", "description"),
+  EXPECT_TRUE(contains(testing::text_attribute(path, "/potential", "description"),
                        "phi(x_i) = sum_j q_j log|x_i - y_j|"));
-  EXPECT_TRUE(contains(dataset_attribute(file, "/field/x", "description"), "E = -grad phi"));
-  EXPECT_TRUE(contains(dataset_attribute(file, "/targets/y", "description"), "y coordinate"));
+  EXPECT_TRUE(contains(testing::text_attribute(path, "/field/x", "description"), "E = -grad phi"));
+  EXPECT_TRUE(contains(testing::text_attribute(path, "/targets/y", "description"), "y coordinate"));
   // Integers are stored as integers, reals as doubles.
   for (const auto& [name, cls] : {std::pair{"levels", H5T_INTEGER}, std::pair{"eps", H5T_FLOAT}}) {
     const hid_t attr = H5Aopen(file, name, H5P_DEFAULT);

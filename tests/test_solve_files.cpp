@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -10,11 +11,13 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "mlfma2d/electrostatics.hpp"
+#include "mlfma2d/fields.hpp"
 #include "tests/test_util.hpp"
 
 namespace mlfma2d {
@@ -262,23 +265,6 @@ double root_attribute(const std::string& path, const std::string& name) {
   return v;
 }
 
-// Every dataset of a file (absolute names).
-std::vector<std::string> datasets(const std::string& path) {
-  std::vector<std::string> names;
-  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  H5Ovisit(
-      f, H5_INDEX_NAME, H5_ITER_NATIVE,
-      [](hid_t, const char* name, const H5O_info_t* info, void* out) -> herr_t {
-        if (info->type == H5O_TYPE_DATASET) {
-          static_cast<std::vector<std::string>*>(out)->push_back(std::string("/") + name);
-        }
-        return 0;
-      },
-      &names);
-  H5Fclose(f);
-  return names;
-}
-
 // A text dataset (variable-length strings).
 std::vector<std::string> read_texts(const std::string& path, const std::string& name) {
   const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -327,9 +313,8 @@ TEST(SolutionFiles, HoldTheSolution) {
 }
 
 // Every field of a solution, filled by hand (the line parameters, meshes and accuracy as the
-// refining solver returns them), written and read back: every dataset described with units,
-// counts and indices as integers.
-TEST(SolutionFiles, EveryDatasetHasADescriptionAndUnitsAndIntegersAreIntegers) {
+// refining solver returns them): one signal conductor over a ground plane.
+ElectrostaticSolution filled_solution() {
   ElectrostaticSolution s;
   s.charge = {2e-11};
   s.potentials = {1};
@@ -368,9 +353,16 @@ TEST(SolutionFiles, EveryDatasetHasADescriptionAndUnitsAndIntegersAreIntegers) {
   s.accuracy_met = true;
   s.preconditioner = "block";
   s.fmm_backend = "cpu";
+  return s;
+}
+
+// A filled solution written and read back: every dataset described with units, counts and
+// indices as integers.
+TEST(SolutionFiles, EveryDatasetHasADescriptionAndUnitsAndIntegersAreIntegers) {
+  ElectrostaticSolution s = filled_solution();
   const std::string p = fresh_path("complete.h5");
   write_solution(p, s);
-  const std::vector<std::string> names = datasets(p);
+  const std::vector<std::string> names = testing::datasets(p);
   EXPECT_GE(names.size(), 30u);
   for (const std::string& name : names) {
     EXPECT_EQ(type_class(p, name, "description"), H5T_STRING) << name;
@@ -418,6 +410,69 @@ TEST(SolutionFiles, EveryDatasetHasADescriptionAndUnitsAndIntegersAreIntegers) {
   write_solution(p, s);
   EXPECT_TRUE(std::isnan(root_attribute(p, "accuracy_estimate")));
   EXPECT_EQ(root_attribute(p, "accuracy_met"), 0);
+}
+
+// Every row of the tables of what a solution holds is in the file (include/mlfma2d/fields.hpp):
+// lists as datasets in the row's unit, numbers and flags as root attributes.
+TEST(SolutionFiles, HoldEveryRowOfTheTablesInItsUnit) {
+  ElectrostaticSolution s = filled_solution();
+  s.solves = {{8, 5e-11, {0.1, 0.01}}, {3, 4e-11, {0.1}}};  // histories of different lengths
+  FieldAtTargets at;
+  at.potential = at.field_x = at.field_y = {1, 2};
+  at.undefined_field = 1;
+  const std::string p = fresh_path("every_row.h5");
+  write_solution(p, s, {0, 1}, {1, 1}, &at);
+  const std::vector<std::string> datasets = testing::datasets(p);
+  const std::vector<std::string> attributes = testing::root_attributes(p);
+  auto has = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  // A dataset of a row: there, in the row's unit ("1" for none).
+  auto expect_dataset = [&](const std::string& name, const char* unit) {
+    ASSERT_TRUE(has(datasets, name)) << name;
+    EXPECT_EQ(testing::text_attribute(p, name, "units"), *unit ? unit : "1") << name;
+  };
+  // Lists in `group` (none: in whichever group holds one of that name; the conductors'
+  // potentials: /conductors/potential), numbers and flags root attributes (seconds of a phase:
+  // timing_<name>).
+  auto expect_rows = [&](const auto& object, const std::string& group) {
+    using S = std::decay_t<decltype(object)>;
+    for_each_field(object, [&](const auto& f, const auto& value) {
+      using T = std::decay_t<decltype(value)>;
+      if constexpr (is_numbers_v<T>) {
+        if (!group.empty()) return expect_dataset(group + f.name, f.unit);
+        const std::string base =
+            is_field(f, &ElectrostaticSolution::potentials) ? "potential" : f.name;
+        const auto at = std::find_if(datasets.begin(), datasets.end(), [&](const std::string& d) {
+          return d.size() > base.size() &&
+                 d.compare(d.size() - base.size() - 1, std::string::npos, "/" + base) == 0;
+        });
+        ASSERT_NE(at, datasets.end()) << f.name;
+        expect_dataset(*at, f.unit);
+      } else if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, std::string>) {
+        const bool phase = std::is_same_v<S, ElectrostaticTimings> && std::string(f.unit) == "s";
+        const std::string name = (phase ? "timing_" : "") + std::string(f.name);
+        EXPECT_TRUE(has(attributes, name)) << name;
+      }
+    });
+  };
+  // The rows of a list of structs: one dataset per field in `group` (but `except`).
+  auto expect_columns = [&](const auto& rows, const std::string& group,
+                            const std::string& except = "") {
+    using S = typename std::decay_t<decltype(rows)>::value_type;
+    FieldTable<S>::visit([&](const auto& f) {
+      if (f.name != except) expect_dataset(group + f.name, f.unit);
+    });
+  };
+  expect_rows(s, "");
+  expect_rows(s.panels, "/panels/");
+  expect_rows(s.line, "/");
+  expect_rows(s.timings, "/");
+  expect_rows(at, "/targets/");
+  expect_columns(s.line.modes, "/modes/");
+  expect_columns(s.meshes, "/meshes/");
+  // The residuals of each iteration differ in number from solve to solve: no matrix.
+  expect_columns(s.solves, "/solves/", "history");
 }
 
 // ---- The program

@@ -1,5 +1,6 @@
 #include "tests/test_util.hpp"
 
+#include <hdf5.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,6 +84,54 @@ void write_file(const std::string& path, const std::string& text) {
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+std::vector<std::string> datasets(const std::string& path) {
+  std::vector<std::string> names;
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  H5Ovisit(
+      f, H5_INDEX_NAME, H5_ITER_NATIVE,
+      [](hid_t, const char* name, const H5O_info_t* info, void* out) -> herr_t {
+        if (info->type == H5O_TYPE_DATASET) {
+          static_cast<std::vector<std::string>*>(out)->push_back(std::string("/") + name);
+        }
+        return 0;
+      },
+      &names);
+  H5Fclose(f);
+  return names;
+}
+
+std::vector<std::string> root_attributes(const std::string& path) {
+  std::vector<std::string> names;
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  hsize_t at = 0;
+  H5Aiterate_by_name(
+      f, "/", H5_INDEX_NAME, H5_ITER_INC, &at,
+      [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
+        static_cast<std::vector<std::string>*>(out)->push_back(name);
+        return 0;
+      },
+      &names, H5P_DEFAULT);
+  H5Fclose(f);
+  return names;
+}
+
+std::string text_attribute(const std::string& path, const std::string& object,
+                           const std::string& name) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t attr = H5Aopen_by_name(f, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+  const hid_t type = attr >= 0 ? H5Aget_type(attr) : -1;
+  char* text = nullptr;
+  std::string out;
+  if (type >= 0 && H5Tis_variable_str(type) > 0 && H5Aread(attr, type, &text) >= 0 && text) {
+    out = text;
+    H5free_memory(text);
+  }
+  if (type >= 0) H5Tclose(type);
+  if (attr >= 0) H5Aclose(attr);
+  H5Fclose(f);
+  return out;
 }
 
 AppRun run_app(const std::string& args, const std::string& environment) {

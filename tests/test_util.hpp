@@ -43,6 +43,13 @@ std::string read_file(const std::string& path);
 /// Writes `text` to `path` as it is (binary).
 void write_file(const std::string& path, const std::string& text);
 bool contains(const std::string& text, const std::string& part);
+/// Every dataset of an HDF5 file (absolute names).
+std::vector<std::string> datasets(const std::string& path);
+/// The names of the attributes on an HDF5 file's root group.
+std::vector<std::string> root_attributes(const std::string& path);
+/// A text attribute of `object` in an HDF5 file ("" when it is not there).
+std::string text_attribute(const std::string& path, const std::string& object,
+                           const std::string& name);
 
 /// Runs f, expecting exception E (an mlfma2d::Error) with a one-line message containing every
 /// one of `parts`.

@@ -9,6 +9,7 @@ closed contours with conductor -1 bound dielectric regions. With K >= 2 conducto
 charge is zero and `reference` is the ground; K = 1 carries `total_charge`; over a ground plane
 the plane is the reference.
 """
+import collections
 import os
 from typing import NamedTuple, Optional
 
@@ -98,24 +99,22 @@ class ContourFile(NamedTuple):
     ground_plane_y: Optional[float] = None
 
 
-class Panels(NamedTuple):
-    """The discretisation (m): panel end points, centres (the collocation points), lengths, each
-    panel's contour and conductor (-1: a dielectric interface), and the relative permittivity
-    left (the normal's side, of the direction start -> end) and right of it."""
-    x0: np.ndarray
-    y0: np.ndarray
-    x1: np.ndarray
-    y1: np.ndarray
-    x: np.ndarray
-    y: np.ndarray
-    length: np.ndarray
-    contour: np.ndarray
-    conductor: np.ndarray
-    eps_left: np.ndarray
-    eps_right: np.ndarray
+def _record(struct, doc, extra=()):
+    """A named tuple of the library struct's fields in declaration order, taken from its table
+    (include/mlfma2d/fields.hpp: a new field arrives by itself), then the (name, text) pairs of
+    `extra`; its docstring lists each field with its unit."""
+    rows = list(_core.FIELDS[struct]) + [(name, "", text) for name, text in extra]
+    record = collections.namedtuple(struct, [name for name, _, _ in rows])
+    record.__module__ = __name__
+    record.__doc__ = doc + "\n\nFields:\n" + "\n".join(
+        f"    {name}{f' ({unit})' if unit else ''}: {text}" for name, unit, text in rows)
+    return record
 
-    def __len__(self):
-        return len(self.x)
+
+Panels = _record(
+    "Panels", "The discretisation (m), an array per field with one entry per panel; len() is "
+    "the number of panels.")
+Panels.__len__ = lambda self: len(self.x)
 
 
 class FieldAtTargets(NamedTuple):
@@ -127,55 +126,26 @@ class FieldAtTargets(NamedTuple):
     undefined_field: int = 0
 
 
-class LineMode(NamedTuple):
-    """One propagation mode (TEM, lossless): velocity (m/s), eps_eff = (c / velocity)^2,
-    impedance (ohm), voltage (on the signal conductors, max |.| = 1), and label ("even" or "odd"
-    for a symmetric pair, else "mode N")."""
-    velocity: float
-    eps_eff: float
-    impedance: float
-    voltage: np.ndarray
-    label: str
+LineMode = _record(
+    "LineMode", "One propagation mode (TEM, lossless).",
+    extra=[("label", '"even" or "odd" for a symmetric pair, else "mode N"')])
+
+LineParameters = _record(
+    "LineParameters", "Line parameters per unit length over the signal conductors "
+    "(capacitance_conductors); modes: LineMode, slowest first.")
+
+MeshLevel = _record("MeshLevel", "One mesh of an accuracy-driven solve.")
 
 
-class LineParameters(NamedTuple):
-    """Line parameters per unit length over the signal conductors (capacitance_conductors):
-    capacitance_vacuum C0 (F/m, every eps_r = 1), inductance L = mu0 eps0 C0^-1 (H/m),
-    capacitance_mutual (-C_ij off the diagonal, F/m), capacitance_to_ground (sum_j C_ij, F/m);
-    for one signal conductor z0 (ohm), eps_eff, velocity (m/s), else NaN; modes (LineMode,
-    slowest first); symmetric_pair."""
-    capacitance_vacuum: np.ndarray
-    inductance: np.ndarray
-    capacitance_mutual: np.ndarray
-    capacitance_to_ground: np.ndarray
-    z0: float
-    eps_eff: float
-    velocity: float
-    modes: list
-    symmetric_pair: bool
-
-
-class MeshLevel(NamedTuple):
-    """One mesh of an accuracy-driven solve: panels, change (the largest relative change of C
-    from the mesh before; NaN on the first), seconds, iterations."""
-    panels: int
-    change: float
-    seconds: float
-    iterations: int
-
-
-def _line(core):
-    d = core.line
+def _line(d):
     pair = d["symmetric_pair"]
     modes = []
     for i, m in enumerate(d["modes"]):
         v = m["voltage"]
         label = (("even" if v[0] * v[1] > 0 else "odd") if pair and len(v) == 2
                  else f"mode {i + 1}")
-        modes.append(LineMode(m["velocity"], m["eps_eff"], m["impedance"], v, label))
-    return LineParameters(d["capacitance_vacuum"], d["inductance"], d["capacitance_mutual"],
-                          d["capacitance_to_ground"], d["z0"], d["eps_eff"], d["velocity"], modes,
-                          pair)
+        modes.append(LineMode(**m, label=label))
+    return LineParameters(**{**d, "modes": modes})
 
 
 class Solution:
@@ -192,40 +162,22 @@ class Solution:
     LineParameters: C0, L, mutual C, Z0, eps_eff, velocity, modes) and its shortcuts z0, eps_eff,
     velocity; accuracy_target (the accuracy asked, 0 = none), accuracy_estimate (NaN when not
     estimated), accuracy_met (True only when the estimate was checked against the target),
-    meshes (a MeshLevel per mesh solved); ground_plane, ground_plane_y.
+    meshes (a MeshLevel per mesh solved); ground_plane, ground_plane_y, tol (the GMRES tolerance
+    used). Every field of the library's ElectrostaticSolution is an attribute.
     """
 
     def __init__(self, core, targets=None, field=None):
         self._core = core
         self.targets = targets
         self.field = field
-        # Read once: each read of the core object copies.
-        self.sigma = core.sigma
-        self.charge = core.charge
-        self.potentials = core.potentials
-        self.capacitance = core.capacitance
-        self.capacitance_conductors = core.capacitance_conductors
-        self.panels = Panels(**core.panels)
-        self.sigma_total = core.sigma_total
-        self.line = _line(core)
-        self.meshes = [MeshLevel(**m) for m in core.meshes]
+        # Every field of the library's solution (its table, one attribute of the core object
+        # each), read once: each read of the core object copies.
+        for name, _, _ in _core.FIELDS["ElectrostaticSolution"]:
+            setattr(self, name, getattr(core, name))
+        self.panels = Panels(**self.panels)
+        self.line = _line(self.line)
+        self.meshes = [MeshLevel(**m) for m in self.meshes]
 
-    offset = property(lambda self: self._core.offset)
-    eps_r = property(lambda self: self._core.eps_r)
-    reference = property(lambda self: self._core.reference)
-    iterations = property(lambda self: self._core.iterations)
-    residual = property(lambda self: self._core.residual)
-    solves = property(lambda self: self._core.solves)
-    timings = property(lambda self: self._core.timings)
-    fmm_stats = property(lambda self: self._core.fmm_stats)
-    fmm_backend = property(lambda self: self._core.fmm_backend)
-    fmm_eps = property(lambda self: self._core.fmm_eps)
-    preconditioner = property(lambda self: self._core.preconditioner)
-    accuracy_estimate = property(lambda self: self._core.accuracy_estimate)
-    accuracy_target = property(lambda self: self._core.accuracy_target)
-    accuracy_met = property(lambda self: self._core.accuracy_met)
-    ground_plane = property(lambda self: self._core.ground_plane)
-    ground_plane_y = property(lambda self: self._core.ground_plane_y)
     z0 = property(lambda self: self.line.z0, doc="Z0 (ohm), one signal conductor; else NaN")
     eps_eff = property(lambda self: self.line.eps_eff,
                        doc="C / C0, one signal conductor; else NaN")

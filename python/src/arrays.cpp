@@ -110,6 +110,16 @@ std::vector<std::size_t> to_indices(py::handle obj, const char* name) {
   return v;
 }
 
+py::array_t<double> matrix(const std::vector<std::vector<double>>& rows) {
+  const py::ssize_t n = py::ssize_t(rows.size()),
+                    m = rows.empty() ? 0 : py::ssize_t(rows[0].size());
+  py::array_t<double> a({n, m});
+  auto w = a.mutable_unchecked<2>();
+  for (py::ssize_t i = 0; i < n; ++i)
+    for (py::ssize_t j = 0; j < m; ++j) w(i, j) = rows[std::size_t(i)].at(std::size_t(j));
+  return a;
+}
+
 py::array_t<double> to_numpy(std::vector<double>&& v) {
   auto owner = std::make_unique<std::vector<double>>(std::move(v));
   const py::ssize_t n = py::ssize_t(owner->size());

@@ -47,6 +47,9 @@ py::array_t<T> copy_to_numpy(const std::vector<T>& v) {
   return a;
 }
 
+/// \brief Row-major rows as a 2-D float64 array (rows x the first row's length).
+py::array_t<double> matrix(const std::vector<std::vector<double>>& rows);
+
 /// \brief A NumPy array that owns `v`'s buffer: the library's vector results leave without a copy.
 py::array_t<double> to_numpy(std::vector<double>&& v);
 

@@ -42,55 +42,7 @@ py::tuple contours_tuple(const mlfma2d::Contours& c) {
                         copy_to_numpy(c.eps_r));
 }
 
-// Row-major rows as a 2-D array (rows x the first row's length).
-py::array_t<double> matrix(const std::vector<std::vector<double>>& rows) {
-  const py::ssize_t n = py::ssize_t(rows.size()),
-                    m = rows.empty() ? 0 : py::ssize_t(rows[0].size());
-  py::array_t<double> a({n, m});
-  auto w = a.mutable_unchecked<2>();
-  for (py::ssize_t i = 0; i < n; ++i)
-    for (py::ssize_t j = 0; j < m; ++j) w(i, j) = rows[std::size_t(i)].at(std::size_t(j));
-  return a;
-}
-
-// The line parameters: matrices as 2-D arrays, the modes as dicts (voltage an array).
-py::dict line_dict(const mlfma2d::LineParameters& l) {
-  py::dict d;
-  d["capacitance_vacuum"] = matrix(l.capacitance_vacuum);
-  d["inductance"] = matrix(l.inductance);
-  d["capacitance_mutual"] = matrix(l.capacitance_mutual);
-  d["capacitance_to_ground"] = copy_to_numpy(l.capacitance_to_ground);
-  d["z0"] = l.z0;
-  d["eps_eff"] = l.eps_eff;
-  d["velocity"] = l.velocity;
-  py::list modes;
-  for (const mlfma2d::LineMode& m : l.modes) {
-    py::dict mode = to_dict(m);
-    mode["voltage"] = copy_to_numpy(m.voltage);
-    modes.append(mode);
-  }
-  d["modes"] = modes;
-  d["symmetric_pair"] = l.symmetric_pair;
-  return d;
-}
-
-py::dict panels_dict(const mlfma2d::Panels& p) {
-  py::dict d;
-  d["x0"] = copy_to_numpy(p.x0);
-  d["y0"] = copy_to_numpy(p.y0);
-  d["x1"] = copy_to_numpy(p.x1);
-  d["y1"] = copy_to_numpy(p.y1);
-  d["x"] = copy_to_numpy(p.x);
-  d["y"] = copy_to_numpy(p.y);
-  d["length"] = copy_to_numpy(p.length);
-  d["contour"] = copy_to_numpy(p.contour);
-  d["conductor"] = copy_to_numpy(p.conductor);
-  d["eps_left"] = copy_to_numpy(p.eps_left);
-  d["eps_right"] = copy_to_numpy(p.eps_right);
-  return d;
-}
-
-/// A solution as the library returns it; the package reads its fields through properties.
+/// A solution as the library returns it; the package reads its fields through attributes.
 struct PySolution {
   mlfma2d::ElectrostaticSolution s;
 };
@@ -161,14 +113,9 @@ class PyElectrostaticSolver {
     return to_numpy(without_gil(mutex_, [&] { return solver_->potential_at_panels(s); }));
   }
 
-  py::dict panels() const { return panels_dict(solver_->panels()); }
+  py::dict panels() const { return to_dict(solver_->panels(), true); }
   int conductors() const { return solver_->conductors(); }
-  py::dict options() const {
-    mlfma2d::ElectrostaticOptions o = solver_->options();
-    py::dict d = to_dict(o);
-    d["fmm"] = to_dict(o.fmm);
-    return d;
-  }
+  py::dict options() const { return to_dict(solver_->options()); }
   py::dict timings() {
     // Not while another thread's solve writes them.
     return to_dict(without_gil(mutex_, [&] { return solver_->timings(); }));
@@ -183,45 +130,8 @@ class PyElectrostaticSolver {
 }  // namespace
 
 void bind_electrostatics(py::module_& m) {
-  using S = PySolution;
-  py::class_<S>(m, "ElectrostaticSolution")
-      .def_property_readonly("sigma", [](const S& s) { return copy_to_numpy(s.s.sigma); })
-      .def_property_readonly("charge", [](const S& s) { return copy_to_numpy(s.s.charge); })
-      .def_property_readonly("potentials", [](const S& s) { return copy_to_numpy(s.s.potentials); })
-      .def_property_readonly("offset", [](const S& s) { return s.s.offset; })
-      .def_property_readonly("eps_r", [](const S& s) { return s.s.eps_r; })
-      .def_property_readonly("reference", [](const S& s) { return s.s.reference; })
-      .def_property_readonly("capacitance", [](const S& s) { return matrix(s.s.capacitance); })
-      .def_property_readonly("capacitance_conductors",
-                             [](const S& s) { return copy_to_numpy(s.s.capacitance_conductors); })
-      .def_property_readonly("panels", [](const S& s) { return panels_dict(s.s.panels); })
-      .def_property_readonly("solves",
-                             [](const S& s) {
-                               py::list l;
-                               for (const mlfma2d::SolveStats& st : s.s.solves)
-                                 l.append(to_dict(st));
-                               return l;
-                             })
-      .def_property_readonly("iterations", [](const S& s) { return s.s.iterations; })
-      .def_property_readonly("residual", [](const S& s) { return s.s.residual; })
-      .def_property_readonly("timings", [](const S& s) { return to_dict(s.s.timings); })
-      .def_property_readonly("fmm_stats", [](const S& s) { return to_dict(s.s.fmm_stats); })
-      .def_property_readonly("fmm_backend", [](const S& s) { return s.s.fmm_backend; })
-      .def_property_readonly("fmm_eps", [](const S& s) { return s.s.fmm_eps; })
-      .def_property_readonly("preconditioner", [](const S& s) { return s.s.preconditioner; })
-      .def_property_readonly("sigma_total",
-                             [](const S& s) { return copy_to_numpy(s.s.sigma_total); })
-      .def_property_readonly("ground_plane", [](const S& s) { return s.s.ground_plane; })
-      .def_property_readonly("ground_plane_y", [](const S& s) { return s.s.ground_plane_y; })
-      .def_property_readonly("line", [](const S& s) { return line_dict(s.s.line); })
-      .def_property_readonly("accuracy_estimate", [](const S& s) { return s.s.accuracy_estimate; })
-      .def_property_readonly("accuracy_target", [](const S& s) { return s.s.accuracy_target; })
-      .def_property_readonly("accuracy_met", [](const S& s) { return s.s.accuracy_met; })
-      .def_property_readonly("meshes", [](const S& s) {
-        py::list l;
-        for (const mlfma2d::MeshLevel& m : s.s.meshes) l.append(to_dict(m));
-        return l;
-      });
+  py::class_<PySolution> solution(m, "ElectrostaticSolution");
+  bind_fields(solution, &PySolution::s);
 
   py::class_<PyElectrostaticSolver>(m, "ElectrostaticSolver")
       .def(py::init([](py::handle x, py::handle y, py::handle offsets, py::handle closed,
@@ -243,12 +153,7 @@ void bind_electrostatics(py::module_& m) {
       .def_property_readonly("options", &PyElectrostaticSolver::options)
       .def_property_readonly("timings", &PyElectrostaticSolver::timings);
 
-  m.def("default_electrostatic_options", [] {
-    mlfma2d::ElectrostaticOptions o;
-    py::dict d = to_dict(o);
-    d["fmm"] = to_dict(o.fmm);
-    return d;
-  });
+  m.def("default_electrostatic_options", [] { return to_dict(mlfma2d::ElectrostaticOptions{}); });
   m.def("default_contour_shape", [] { return to_dict(mlfma2d::ContourShape{}); });
   m.def(
       "validate_contours",

@@ -1,230 +1,72 @@
 #pragma once
-// The fields of the library's public structs, by name: one line per field. to_dict() turns a
-// struct into a Python dict (Solver.stats, .timings, .options, backends()); options_from_dict()
-// fills Options (and the solve's settings) from the keyword arguments. A new field of Options,
-// TreeStats, Timings, AutoChoice, CapacityCandidate, BackendInfo, ElectrostaticOptions,
-// ElectrostaticTimings, SolveStats, MeshLevel, LineMode or ContourShape is one line here
-// (python/tests/test_api.py and test_solve.py read the headers and fail when a field is missing).
+// The library's public structs in Python, field by field from the library's tables
+// (mlfma2d/fields.hpp): to_dict() turns a struct into a dict (Solver.stats, .timings, .options,
+// backends(), a solution's parts), bind_fields() gives a class one read-only attribute per field,
+// from_dict() fills Options, the solve's settings and ContourShape from keyword arguments. A new
+// field reaches Python by its row in the library's table, nothing here (python/tests/test_api.py
+// and test_solve.py compare the names with the headers).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <string>
 #include <type_traits>
+#include <vector>
 
-#include "mlfma2d/electrostatics.hpp"
+#include "arrays.hpp"
 #include "mlfma2d/errors.hpp"
-#include "mlfma2d/mlfma2d.hpp"
+#include "mlfma2d/fields.hpp"
 
 namespace mlfma2d_python {
 
 namespace py = pybind11;
 
-template <class F>
-void visit_fields(mlfma2d::Options& o, F&& f) {
-  f("tree", o.tree);
-  f("ct", o.ct);
-  f("level_offset", o.level_offset);
-  f("eps", o.eps);
-  f("terms", o.terms);
-  f("backend", o.backend);
-  f("threads", o.threads);
-  f("place_threads", o.place_threads);
-  f("field", o.field);
-  f("gpu_memory", o.gpu_memory);
-  f("chunk_targets", o.chunk_targets);
-  f("calibration_cache", o.calibration_cache);
-  f("recalibrate", o.recalibrate);
-}
-
-template <class F>
-void visit_fields(mlfma2d::Timings& t, F&& f) {
-  f("tree", t.tree);
-  f("plan", t.plan);
-  f("setup", t.setup);
-  f("choose", t.choose);
-  f("device_wait", t.device_wait);
-  f("p2m", t.p2m);
-  f("m2m", t.m2m);
-  f("m2l", t.m2l);
-  f("l2l", t.l2l);
-  f("l2p", t.l2p);
-  f("p2l", t.p2l);
-  f("m2p", t.m2p);
-  f("near_collect", t.near_collect);
-  f("near_transfer", t.near_transfer);
-  f("near_kernel", t.near_kernel);
-  f("near_return", t.near_return);
-  f("near", t.near);
-  f("far", t.far);
-  f("total", t.total);
-}
-
-template <class F>
-void visit_fields(mlfma2d::TreeStats& s, F&& f) {
-  f("n_sources", s.n_sources);
-  f("n_targets", s.n_targets);
-  f("self", s.self);
-  f("tree", s.tree);
-  f("levels", s.levels);
-  f("levels_ct", s.levels_ct);
-  f("levels_capped", s.levels_capped);
-  f("ct", s.ct);
-  f("t", s.t);
-  f("D", s.D);
-  f("leaf_boxes", s.leaf_boxes);
-  f("boxes", s.boxes);
-  f("near_pairs", s.near_pairs);
-  f("m2l_pairs", s.m2l_pairs);
-  f("m2p_terms", s.m2p_terms);
-  f("p2l_terms", s.p2l_terms);
-  f("far_flops", s.far_flops);
-  f("terms", s.terms);
-  f("box_size", s.box_size);
-  f("merged_sources", s.merged_sources);
-  f("coordinate_scale", s.coordinate_scale);
-  f("accuracy_floor", s.accuracy_floor);
-  f("device_memory", s.device_memory);
-  f("threads_placed", s.threads_placed);
-}
-
-template <class F>
-void visit_fields(mlfma2d::CapacityCandidate& c, F&& f) {
-  f("ct", c.ct);
-  f("level_offset", c.level_offset);
-  f("levels", c.levels);
-  f("leaf_boxes", c.leaf_boxes);
-  f("near_pairs", c.near_pairs);
-  f("m2l_pairs", c.m2l_pairs);
-  f("far", c.far);
-  f("near", c.near);
-  f("total", c.total);
-}
-
-template <class F>
-void visit_fields(mlfma2d::AutoChoice& a, F&& f) {
-  f("backend_chosen", a.backend_chosen);
-  f("ct_chosen", a.ct_chosen);
-  f("backend", a.backend);
-  f("ct", a.ct);
-  f("level_offset", a.level_offset);
-  f("predicted_seconds", a.predicted_seconds);
-  f("choose_seconds", a.choose_seconds);
-  f("calibration_seconds", a.calibration_seconds);
-  f("calibration", a.calibration);
-  f("candidates", a.candidates);
-  f("reason", a.reason);
-}
-
-template <class F>
-void visit_fields(mlfma2d::BackendInfo& b, F&& f) {
-  f("name", b.name);
-  f("summary", b.summary);
-  f("runs_on_device", b.runs_on_device);
-  f("available", b.available);
-  f("why", b.why);
-}
-
-// The solve's settings but `fmm` (the Solver's Options, a dict of its own).
-template <class F>
-void visit_fields(mlfma2d::ElectrostaticOptions& o, F&& f) {
-  f("eps_r", o.eps_r);
-  f("ground_plane", o.ground_plane);
-  f("ground_plane_y", o.ground_plane_y);
-  f("potentials", o.potentials);
-  f("reference", o.reference);
-  f("total_charge", o.total_charge);
-  f("capacitance", o.capacitance);
-  f("accuracy", o.accuracy);
-  f("max_panels", o.max_panels);
-  f("panels", o.panels);
-  f("panel_size", o.panel_size);
-  f("grading", o.grading);
-  f("corner_angle", o.corner_angle);
-  f("tol", o.tol);
-  f("restart", o.restart);
-  f("max_iterations", o.max_iterations);
-  f("preconditioner", o.preconditioner);
-  f("block_size", o.block_size);
-  f("block_overlap", o.block_overlap);
-  f("method", o.method);
-  f("quadrature_nodes", o.quadrature_nodes);
-  f("near_radius", o.near_radius);
-}
-
-template <class F>
-void visit_fields(mlfma2d::ElectrostaticTimings& t, F&& f) {
-  f("discretise", t.discretise);
-  f("near", t.near);
-  f("fmm_setup", t.fmm_setup);
-  f("preconditioner", t.preconditioner);
-  f("solve", t.solve);
-  f("products", t.products);
-  f("product", t.product);
-  f("product_fmm", t.product_fmm);
-  f("product_near", t.product_near);
-  f("total", t.total);
-}
-
-template <class F>
-void visit_fields(mlfma2d::SolveStats& s, F&& f) {
-  f("iterations", s.iterations);
-  f("residual", s.residual);
-  f("history", s.history);
-}
-
-template <class F>
-void visit_fields(mlfma2d::MeshLevel& m, F&& f) {
-  f("panels", m.panels);
-  f("change", m.change);
-  f("seconds", m.seconds);
-  f("iterations", m.iterations);
-}
-
-template <class F>
-void visit_fields(mlfma2d::LineMode& m, F&& f) {
-  f("velocity", m.velocity);
-  f("eps_eff", m.eps_eff);
-  f("impedance", m.impedance);
-  f("voltage", m.voltage);
-}
-
-template <class F>
-void visit_fields(mlfma2d::ContourShape& p, F&& f) {
-  f("a", p.a);
-  f("b", p.b);
-  f("e", p.e);
-  f("d", p.d);
-  f("w", p.w);
-  f("h", p.h);
-  f("s", p.s);
-  f("t", p.t);
-  f("r1", p.r1);
-  f("eps_r", p.eps_r);
-  f("ground", p.ground);
-  f("vertices", p.vertices);
-}
-
 template <class T>
-py::dict to_dict(T value);
+py::dict to_dict(const T& value, bool arrays = false);
 
-// A field's value for Python: a list of dicts for a list of structs, else the value itself.
+/// \brief A field's value for Python: a struct as a dict, a list of structs as a list of dicts.
+/// With `arrays` (a solution's data) numbers per panel or conductor are NumPy arrays and lists of
+/// rows 2-D arrays; without (settings, figures) they are lists.
 template <class T>
-py::object to_python(const T& field) {
-  return py::cast(field);
-}
-template <>
-inline py::object to_python(const std::vector<mlfma2d::CapacityCandidate>& field) {
-  py::list l;
-  for (const mlfma2d::CapacityCandidate& c : field) l.append(to_dict(c));
-  return l;
+py::object to_python(const T& value, bool arrays) {
+  if constexpr (mlfma2d::has_fields_v<T>) {
+    return to_dict(value, arrays);
+  } else if constexpr (mlfma2d::is_list_v<T>) {
+    using E = typename T::value_type;
+    if constexpr (mlfma2d::has_fields_v<E>) {
+      py::list l;
+      for (const E& e : value) l.append(to_dict(e, arrays));
+      return l;
+    } else if constexpr (std::is_same_v<E, std::vector<double>>) {
+      return arrays ? py::object(matrix(value)) : py::cast(value);
+    } else if constexpr (std::is_arithmetic_v<E> && !std::is_same_v<E, bool>) {
+      return arrays ? py::object(copy_to_numpy(value)) : py::cast(value);
+    } else {
+      return py::cast(value);
+    }
+  } else {
+    return py::cast(value);
+  }
 }
 
-/// \brief Every field of `value` in a dict, in declaration order.
+/// \brief Every field of `value` in a dict, in declaration order (to_python() for the values).
 template <class T>
-py::dict to_dict(T value) {
+py::dict to_dict(const T& value, bool arrays) {
   py::dict d;
-  visit_fields(value, [&](const char* name, const auto& field) { d[name] = to_python(field); });
+  mlfma2d::for_each_field(
+      value, [&](const auto& field, const auto& v) { d[field.name] = to_python(v, arrays); });
   return d;
+}
+
+/// \brief One read-only attribute per field of S on `cls`, a class holding an S in `.*held`;
+/// each read converts (a copy, arrays as NumPy).
+template <class S, class C>
+void bind_fields(py::class_<C>& cls, S C::*held) {
+  mlfma2d::FieldTable<S>::visit([&](const auto& field) {
+    const auto member = field.member;
+    cls.def_property_readonly(
+        field.name, [held, member](const C& c) { return to_python(c.*held.*member, true); },
+        field.description);
+  });
 }
 
 // What a field of type T accepts, for the message when a value does not fit.
@@ -250,6 +92,10 @@ T cast_argument(py::handle value, const std::string& name) {
   }
 }
 
+// A field a keyword sets: a value, not a nested struct (the solve's `fmm` is a dict of its own).
+template <class T>
+constexpr bool is_keyword = !mlfma2d::has_fields_v<T>;
+
 /// \brief `base` with the keys of `given` set. An unknown key, or a value its field cannot
 /// hold, throws InvalidInput naming the `what` ("option", "parameter").
 template <class T>
@@ -257,15 +103,55 @@ T from_dict(const py::dict& given, T base, const char* what = "option") {
   for (auto item : given) {
     const std::string key = py::str(item.first);
     bool known = false;
-    visit_fields(base, [&](const char* name, auto&) { known = known || key == name; });
+    mlfma2d::for_each_field(base, [&](const auto& field, auto& value) {
+      known = known || (is_keyword<std::decay_t<decltype(value)>> && key == field.name);
+    });
     if (!known) throw mlfma2d::InvalidInput("unknown " + std::string(what) + " '" + key + "'");
   }
-  visit_fields(base, [&](const char* name, auto& field) {
-    if (!given.contains(name)) return;
-    using F = std::decay_t<decltype(field)>;
-    field = cast_argument<F>(given[name], std::string(what) + " " + name);
+  mlfma2d::for_each_field(base, [&](const auto& field, auto& value) {
+    using F = std::decay_t<decltype(value)>;
+    if constexpr (is_keyword<F>) {
+      if (given.contains(field.name)) {
+        value = cast_argument<F>(given[field.name], std::string(what) + " " + field.name);
+      }
+    }
   });
   return base;
+}
+
+/// \brief The rows of S's table as (name, unit, description) tuples.
+template <class S>
+py::list field_rows() {
+  py::list rows;
+  mlfma2d::FieldTable<S>::visit([&](const auto& field) {
+    rows.append(py::make_tuple(field.name, field.unit, field.description));
+  });
+  return rows;
+}
+
+/// \brief Every table by its struct's name (_core.FIELDS): the package builds its record types
+/// (Panels, LineMode, ...) from them and the tests compare them with what Python sees.
+inline py::dict field_tables() {
+  using namespace mlfma2d;
+  py::dict d;
+  d["Options"] = field_rows<Options>();
+  d["Timings"] = field_rows<Timings>();
+  d["TreeStats"] = field_rows<TreeStats>();
+  d["CapacityCandidate"] = field_rows<CapacityCandidate>();
+  d["AutoChoice"] = field_rows<AutoChoice>();
+  d["BackendInfo"] = field_rows<BackendInfo>();
+  d["ErrorNorms"] = field_rows<ErrorNorms>();
+  d["ElectrostaticOptions"] = field_rows<ElectrostaticOptions>();
+  d["Panels"] = field_rows<Panels>();
+  d["SolveStats"] = field_rows<SolveStats>();
+  d["ElectrostaticTimings"] = field_rows<ElectrostaticTimings>();
+  d["LineMode"] = field_rows<LineMode>();
+  d["LineParameters"] = field_rows<LineParameters>();
+  d["MeshLevel"] = field_rows<MeshLevel>();
+  d["ElectrostaticSolution"] = field_rows<ElectrostaticSolution>();
+  d["FieldAtTargets"] = field_rows<FieldAtTargets>();
+  d["ContourShape"] = field_rows<ContourShape>();
+  return d;
 }
 
 /// \brief Options with the keys of `given` set; the others keep the library's defaults.

@@ -1,6 +1,7 @@
 // The extension module mlfma2d._core. The public Python API is the package mlfma2d
 // (python/mlfma2d/), which adds keyword arguments, defaults and SciPy on top of it.
 #include "bindings.hpp"
+#include "fields.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 
 PYBIND11_MODULE(_core, m) {
@@ -10,4 +11,5 @@ PYBIND11_MODULE(_core, m) {
   mlfma2d_python::bind_solver(m);
   mlfma2d_python::bind_io(m);
   mlfma2d_python::bind_electrostatics(m);
+  m.attr("FIELDS") = mlfma2d_python::field_tables();
 }

@@ -133,12 +133,8 @@ void bind_solver(py::module_& m) {
   m.def("default_options", [] { return to_dict(mlfma2d::Options{}); });
   m.def("terms_for_eps", &mlfma2d::terms_for_eps, py::arg("eps"));
   m.def("error_norms", [](py::handle value, py::handle reference) {
-    const auto e =
-        mlfma2d::error_norms(to_vector(value, "value"), to_vector(reference, "reference"));
-    py::dict d;
-    d["rel_l2"] = e.rel_l2;
-    d["max_abs"] = e.max_abs;
-    return d;
+    return to_dict(
+        mlfma2d::error_norms(to_vector(value, "value"), to_vector(reference, "reference")));
   });
   m.def(
       "start_device", [](const std::string& backend) { mlfma2d::start_device(backend); },

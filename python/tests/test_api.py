@@ -37,6 +37,25 @@ def test_options_has_every_field_of_Options(solver):
     assert list(_core.default_options()) == struct_fields("Options")
 
 
+def rows(struct):
+    """The names of a struct's rows in the library's table (mlfma2d/fields.hpp)."""
+    return [name for name, _, _ in _core.FIELDS[struct]]
+
+
+def test_every_row_of_the_solvers_tables_reaches_python(solver):
+    # The dicts come from the tables: a row and its Python key are one (the C++ test
+    # tests/test_fields.cpp holds each table to its header).
+    assert list(solver.stats) == rows("TreeStats")
+    assert list(solver.timings) == rows("Timings")
+    assert list(solver.options) == list(_core.default_options()) == rows("Options")
+    assert list(solver.auto_choice) == rows("AutoChoice")
+    assert list(solver.auto_choice["candidates"][0]) == rows("CapacityCandidate")
+    assert list(mlfma2d.backends()["cpu"]) == rows("BackendInfo")
+    assert list(mlfma2d.error_norms([1.0, 2.0], [1.0, 2.5])) == rows("ErrorNorms")
+    for name, unit, text in _core.FIELDS["Timings"]:
+        assert unit == "s" and text, name
+
+
 def test_defaults_are_the_librarys():
     x, y, _ = points("uniform", 100)
     assert mlfma2d.Solver(x, y).options == _core.default_options()

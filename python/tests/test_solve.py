@@ -202,6 +202,30 @@ def test_every_settings_field_reaches_python():
     assert list(mlfma2d.FieldAtTargets._fields) == ["potential", "ex", "ey", "undefined_field"]
 
 
+def test_every_row_of_the_solves_tables_reaches_python():
+    def rows(struct):
+        return [name for name, _, _ in _core.FIELDS[struct]]
+
+    assert list(_core.default_electrostatic_options()) == rows("ElectrostaticOptions")
+    assert list(_core.default_contour_shape()) == rows("ContourShape")
+    s = mlfma2d.solve(mlfma2d.generate_contours("microstrip-line"), ground_plane_y=0, panels=400,
+                      accuracy=0.05)
+    assert list(s.timings) == rows("ElectrostaticTimings")
+    assert list(s.solves[0]) == rows("SolveStats")
+    assert list(s.panels._fields) == rows("Panels")
+    assert list(s.line._fields) == rows("LineParameters")
+    assert list(s.line.modes[0]._fields) == rows("LineMode") + ["label"]
+    assert list(s.meshes[0]._fields) == rows("MeshLevel")
+    # Every field of the solution is an attribute, of the core's object and of Solution.
+    for name in rows("ElectrostaticSolution"):
+        assert hasattr(s._core, name) and hasattr(s, name), name
+    # The package's own names for the field at targets, one per row.
+    assert len(mlfma2d.FieldAtTargets._fields) == len(rows("FieldAtTargets"))
+    # The record types document their fields with units, from the same table.
+    assert "x0 (m): panel start point x" in mlfma2d.Panels.__doc__
+    assert "velocity (m/s)" in mlfma2d.LineMode.__doc__
+
+
 # ---- Transmission-line figures, accuracy and meshes by name
 
 def test_line_parameters_accuracy_and_meshes_reach_python():
