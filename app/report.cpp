@@ -185,6 +185,7 @@ ReportField chosen(const char* key, unsigned use, T AutoSelection::*slot) {
 }
 
 // clang-format off
+// NOLINTNEXTLINE(readability-function-size): the report's table, one row per output field
 std::vector<ReportField> make_report_fields() {
   constexpr unsigned J = kJson, A = kAttribute, G = kGeometry, H = kColumnHead, T = kColumnTail,
                      C = kCompared, S = kTextIfSet;

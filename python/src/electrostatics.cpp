@@ -127,9 +127,8 @@ class PyElectrostaticSolver {
   std::mutex mutex_;
 };
 
-}  // namespace
-
-void bind_electrostatics(py::module_& m) {
+// The solver and its solution.
+void bind_electrostatic_solver(py::module_& m) {
   py::class_<PySolution> solution(m, "ElectrostaticSolution");
   bind_fields(solution, &PySolution::s);
 
@@ -152,8 +151,11 @@ void bind_electrostatics(py::module_& m) {
       .def_property_readonly("conductors", &PyElectrostaticSolver::conductors)
       .def_property_readonly("options", &PyElectrostaticSolver::options)
       .def_property_readonly("timings", &PyElectrostaticSolver::timings);
-
   m.def("default_electrostatic_options", [] { return to_dict(mlfma2d::ElectrostaticOptions{}); });
+}
+
+// Contours: checked, generated, read and written.
+void bind_contours(py::module_& m) {
   m.def("default_contour_shape", [] { return to_dict(mlfma2d::ContourShape{}); });
   m.def(
       "validate_contours",
@@ -200,6 +202,10 @@ void bind_electrostatics(py::module_& m) {
           }
           without_gil([&] { mlfma2d::write_contours(path, f); });
         });
+}
+
+// The solution's files.
+void bind_solution_files(py::module_& m) {
   m.def("write_solution", [](const std::string& path, const PySolution& solution,
                              py::handle targets, py::handle field) {
     std::vector<double> tx, ty;
@@ -224,6 +230,10 @@ void bind_electrostatics(py::module_& m) {
   m.def("write_rlgc", [](const std::string& path, const PySolution& solution) {
     without_gil([&] { mlfma2d::write_rlgc(path, solution.s); });
   });
+}
+
+// The closed forms the tests and examples check against.
+void bind_closed_forms(py::module_& m) {
   m.def("coax_capacitance", &mlfma2d::coax_capacitance, py::arg("a"), py::arg("b"),
         py::arg("eps_r") = 1.0);
   m.def("eccentric_coax_capacitance", &mlfma2d::eccentric_coax_capacitance, py::arg("a"),
@@ -232,6 +242,15 @@ void bind_electrostatics(py::module_& m) {
         py::arg("eps_r") = 1.0);
   m.def("strip_sigma", &mlfma2d::strip_sigma, py::arg("x"), py::arg("w"), py::arg("charge"));
   m.attr("EPSILON_0") = mlfma2d::kEpsilon0;
+}
+
+}  // namespace
+
+void bind_electrostatics(py::module_& m) {
+  bind_electrostatic_solver(m);
+  bind_contours(m);
+  bind_solution_files(m);
+  bind_closed_forms(m);
 }
 
 }  // namespace mlfma2d_python
