@@ -15,11 +15,11 @@ H5Writer::~H5Writer() {
   H5Fclose(file_);
 }
 
-// A dataset of `type` and `space`; `data` (doubles in memory) written unless null.
+// A dataset of `type` and `space`; `data` (of `memory` type) written unless null.
 void H5Writer::dataset(const std::string& name, hid_t type, hid_t space, hid_t dcpl,
-                       const void* data) {
+                       const void* data, hid_t memory) {
   const hid_t ds = H5Dcreate2(file_, name.c_str(), type, space, lcpl_, dcpl, H5P_DEFAULT);
-  if (data) H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+  if (data) H5Dwrite(ds, memory, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
   H5Dclose(ds);
   H5Sclose(space);
 }
@@ -29,6 +29,12 @@ void H5Writer::numbers(const std::string& name, const std::vector<double>& v,
   if (dims.empty()) dims = {v.size()};
   dataset(name, file_type, H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
           H5P_DEFAULT, v.empty() ? nullptr : v.data());
+}
+
+void H5Writer::integers(const std::string& name, const std::vector<long long>& v, hid_t file_type) {
+  const hsize_t dims = v.size();
+  dataset(name, file_type, H5Screate_simple(1, &dims, nullptr), H5P_DEFAULT,
+          v.empty() ? nullptr : v.data(), H5T_NATIVE_LLONG);
 }
 
 void H5Writer::unwritten(const std::string& name, std::size_t n, hid_t dcpl) {
@@ -59,6 +65,15 @@ void H5Writer::text(const std::string& name, std::size_t n) {
 
 void H5Writer::group(const std::string& name) {
   H5Gclose(H5Gcreate2(file_, name.c_str(), lcpl_, H5P_DEFAULT, H5P_DEFAULT));
+}
+
+void H5Writer::attribute(const std::string& key, double value) {
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t attr =
+      H5Acreate2(file_, key.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(attr, H5T_NATIVE_DOUBLE, &value);
+  H5Aclose(attr);
+  H5Sclose(space);
 }
 
 void H5Writer::fixed_string_attribute(const std::string& key, const std::string& value) {

@@ -21,6 +21,9 @@ class H5Writer {
   /// A dataset of doubles with shape `dims` (default: 1-D), stored as `file_type`.
   void numbers(const std::string& name, const std::vector<double>& v,
                std::vector<hsize_t> dims = {}, hid_t file_type = H5T_IEEE_F64LE);
+  /// A 1-D dataset of integers, stored as `file_type`.
+  void integers(const std::string& name, const std::vector<long long>& v,
+                hid_t file_type = H5T_STD_I64LE);
   /// A 1-D dataset of n doubles whose storage is never written (nor allocated), created with
   /// the dataset-creation properties `dcpl`.
   void unwritten(const std::string& name, std::size_t n, hid_t dcpl = H5P_DEFAULT);
@@ -31,13 +34,16 @@ class H5Writer {
   /// A 1-D dataset of n fixed-length strings, not written.
   void text(const std::string& name, std::size_t n);
   void group(const std::string& name);
+  /// A double attribute on the root group.
+  void attribute(const std::string& key, double value);
   /// A fixed-length (not variable-length) string attribute on the root group.
   void fixed_string_attribute(const std::string& key, const std::string& value);
   /// /sources/x, /sources/y (n distinct points) and /sources/q (n ones).
   void sources(std::size_t n);
 
  private:
-  void dataset(const std::string& name, hid_t type, hid_t space, hid_t dcpl, const void* data);
+  void dataset(const std::string& name, hid_t type, hid_t space, hid_t dcpl, const void* data,
+               hid_t memory = H5T_NATIVE_DOUBLE);
 
   hid_t file_;
   hid_t lcpl_;

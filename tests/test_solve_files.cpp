@@ -1,5 +1,5 @@
-// Contour and solution files of the electrostatic solve (io/contours_io.cpp), and the
-// `mlfma2d solve` / `mlfma2d generate` commands end to end: reports, files, exit codes.
+// Contour and solution files of the electrostatic solve (io/contours_io.cpp); the commands that
+// write them are tests/test_solve_command.cpp.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
@@ -18,6 +18,7 @@
 
 #include "mlfma2d/electrostatics.hpp"
 #include "mlfma2d/fields.hpp"
+#include "tests/h5_writer.hpp"
 #include "tests/test_util.hpp"
 
 namespace mlfma2d {
@@ -29,71 +30,23 @@ using testing::AppRun;
 using testing::contains;
 using testing::describe;
 using testing::fresh_path;
+using testing::H5Writer;
 using testing::run_app;
-
-// ---- A minimal HDF5 writer for malformed files (every call checked).
-
-struct File {
-  hid_t id;
-  explicit File(const std::string& path)
-      : id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) {
-    EXPECT_GE(id, 0);
-  }
-  ~File() { H5Fclose(id); }
-  void dataset(const std::string& name, hid_t type, const void* data, std::vector<hsize_t> dims) {
-    const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
-    H5Pset_create_intermediate_group(lcpl, 1);
-    const hid_t space = H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
-    const hid_t ds = H5Dcreate2(id, name.c_str(), type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
-    ASSERT_GE(ds, 0) << name;
-    ASSERT_GE(H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), 0) << name;
-    H5Dclose(ds);
-    H5Sclose(space);
-    H5Pclose(lcpl);
-  }
-  void doubles(const std::string& name, const std::vector<double>& v) {
-    dataset(name, H5T_NATIVE_DOUBLE, v.data(), {v.size()});
-  }
-  void int64s(const std::string& name, const std::vector<std::int64_t>& v) {
-    dataset(name, H5T_NATIVE_INT64, v.data(), {v.size()});
-  }
-  void ints(const std::string& name, const std::vector<int>& v) {
-    dataset(name, H5T_NATIVE_INT, v.data(), {v.size()});
-  }
-  void attribute(const std::string& key, double value) {
-    const hid_t space = H5Screate(H5S_SCALAR);
-    const hid_t a = H5Acreate2(id, key.c_str(), H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
-    H5Awrite(a, H5T_NATIVE_DOUBLE, &value);
-    H5Aclose(a);
-    H5Sclose(space);
-  }
-  void text_attribute(const std::string& key, const char* value) {
-    const hid_t space = H5Screate(H5S_SCALAR);
-    const hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, std::strlen(value) + 1);
-    const hid_t a = H5Acreate2(id, key.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT);
-    H5Awrite(a, type, value);
-    H5Aclose(a);
-    H5Tclose(type);
-    H5Sclose(space);
-  }
-};
 
 // Two unit squares side by side (conductors 0 and 1), with hooks to spoil one dataset.
 struct Layout {
   std::vector<double> x{0, 1, 1, 0, 2, 3, 3, 2}, y{0, 0, 1, 1, 0, 0, 1, 1};
-  std::vector<std::int64_t> offsets{0, 4, 8};
-  std::vector<int> closed{1, 1}, conductor{0, 1};
+  std::vector<long long> offsets{0, 4, 8}, closed{1, 1}, conductor{0, 1};
 };
 
 void write_layout(const std::string& path, const Layout& l,
-                  const std::function<void(File&)>& extra = {}) {
-  File f(path);
-  f.doubles("/contours/x", l.x);
-  f.doubles("/contours/y", l.y);
-  f.int64s("/contours/offsets", l.offsets);
-  f.ints("/contours/closed", l.closed);
-  f.ints("/contours/conductor", l.conductor);
+                  const std::function<void(H5Writer&)>& extra = {}) {
+  H5Writer f(path);
+  f.numbers("/contours/x", l.x);
+  f.numbers("/contours/y", l.y);
+  f.integers("/contours/offsets", l.offsets);
+  f.integers("/contours/closed", l.closed, H5T_STD_I32LE);
+  f.integers("/contours/conductor", l.conductor, H5T_STD_I32LE);
   if (extra) extra(f);
 }
 
@@ -141,30 +94,29 @@ TEST(ContourFiles, EveryMalformedFileIsNamed) {
     EXPECT_NE(m.find(part), std::string::npos) << m;
   };
   {
-    File f(p);
-    f.doubles("/contours/x", {0, 1});
+    H5Writer f(p);
+    f.numbers("/contours/x", {0, 1});
   }
   expect("dataset /contours/y not found");
   Layout l;
-  write_layout(p, l, [](File& f) { f.doubles("/conductors/potential", {0, 1, 2}); });
+  write_layout(p, l, [](H5Writer& f) { f.numbers("/conductors/potential", {0, 1, 2}); });
   expect("/conductors/potential has 3 entries but /contours/conductor names 2 conductors");
-  write_layout(p, l, [](File& f) { f.attribute("eps_r", -1); });
+  write_layout(p, l, [](H5Writer& f) { f.attribute("eps_r", -1); });
   expect("attribute eps_r on / is -1: expected > 0");
-  write_layout(p, l, [](File& f) { f.text_attribute("eps_r", "4.4"); });
+  write_layout(p, l, [](H5Writer& f) { f.fixed_string_attribute("eps_r", "4.4"); });
   expect("attribute eps_r on / is not a number");
   {
-    File f(p);
-    f.doubles("/contours/x", l.x);
-    f.doubles("/contours/y", l.y);
-    f.doubles("/contours/offsets", {0, 4, 8});
-    f.ints("/contours/closed", l.closed);
-    f.ints("/contours/conductor", l.conductor);
+    H5Writer f(p);
+    f.numbers("/contours/x", l.x);
+    f.numbers("/contours/y", l.y);
+    f.numbers("/contours/offsets", {0, 4, 8});
+    f.integers("/contours/closed", l.closed, H5T_STD_I32LE);
+    f.integers("/contours/conductor", l.conductor, H5T_STD_I32LE);
   }
   expect("/contours/offsets has floating-point type, expected integers");
   {
-    File f(p);
-    const double xy[2][8] = {{0, 1, 1, 0, 2, 3, 3, 2}, {0, 0, 1, 1, 0, 0, 1, 1}};
-    f.dataset("/contours/x", H5T_NATIVE_DOUBLE, xy, {2, 8});
+    H5Writer f(p);
+    f.numbers("/contours/x", {0, 1, 1, 0, 2, 3, 3, 2, 0, 0, 1, 1, 0, 0, 1, 1}, {2, 8});
   }
   expect("/contours/x is 2-dimensional, expected 1-dimensional");
   auto spoiled = [&](const std::function<void(Layout&)>& spoil, const std::string& part) {
@@ -473,234 +425,6 @@ TEST(SolutionFiles, HoldEveryRowOfTheTablesInItsUnit) {
   expect_columns(s.meshes, "/meshes/");
   // The residuals of each iteration differ in number from solve to solve: no matrix.
   expect_columns(s.solves, "/solves/", "history");
-}
-
-// ---- The program
-
-std::string generated(const std::string& shape, const std::string& more = "") {
-  const std::string p = fresh_path(shape + ".h5");
-  const AppRun r = run_app("generate --shape " + shape + " --n 256 --output " + p + " " + more);
-  EXPECT_EQ(r.code, 0) << describe(r);
-  return p;
-}
-
-TEST(SolveCommand, JsonReportOfATwoWireLine) {
-  const std::string geom = generated("two-wire", "--params a=1e-3,d=5e-3");
-  const std::string out = fresh_path("tw_solution.h5");
-  const AppRun r =
-      run_app("solve --input " + geom + " --panels 1024 --report json --quiet --output " + out);
-  ASSERT_EQ(r.code, 0) << describe(r);
-  EXPECT_EQ(r.err, "");
-  const json j = json::parse(r.out);
-  for (const char* key : {"capacitance", "charge", "panels", "iterations", "residual", "solves",
-                          "timings", "potentials", "fmm"}) {
-    EXPECT_TRUE(j.contains(key)) << key;
-  }
-  ASSERT_EQ(j["capacitance"].size(), 1u);
-  ASSERT_EQ(j["capacitance"][0].size(), 1u);
-  const double c = j["capacitance"][0][0];
-  EXPECT_NEAR(c / two_wire_capacitance(1e-3, 5e-3), 1, 1e-4);
-  EXPECT_EQ(j["charge"].size(), 2u);
-  EXPECT_NEAR(j["charge"][1].get<double>(), c, 1e-9 * c);  // 1 V on conductor 1, 0 V on 0
-  EXPECT_EQ(j["panels"], 1024);
-  EXPECT_LE(j["residual"].get<double>(), 1e-10 * 1.0001);
-  EXPECT_EQ(j["solves"][0]["residual_history"].size(),
-            j["solves"][0]["iterations"].get<std::size_t>());
-  EXPECT_GT(j["timings"]["product"].get<double>(), 0);
-  EXPECT_TRUE(fs::exists(out));
-}
-
-TEST(SolveCommand, TextReportPotentialsFromTheFileAndTargets) {
-  const std::string geom = fresh_path("ms.h5");
-  ContourFile f;
-  f.contours = generate_contours("microstrip");
-  f.potentials = {0, 1, -1};  // odd mode
-  f.eps_r = 2;
-  f.has_eps_r = true;
-  write_contours(geom, f);
-  const std::string targets = fresh_path("targets.csv");
-  std::ofstream(targets) << "x,y\n0,1e-3\n0,2.5e-4\n";
-  AppRun r = run_app("solve --input " + geom + " --panels 900 --targets " + targets + " --quiet");
-  ASSERT_EQ(r.code, 0) << describe(r);
-  EXPECT_TRUE(contains(r.out, "C, Maxwell matrix (pF/m)")) << r.out;
-  EXPECT_TRUE(contains(r.out, "eps_r background  2")) << r.out;
-  EXPECT_TRUE(contains(r.out, "targets")) << r.out;
-  r = run_app("solve --input " + geom + " --panels 900 --targets " + targets +
-              " --quiet --report json");
-  ASSERT_EQ(r.code, 0) << describe(r);
-  const json j = json::parse(r.out);
-  EXPECT_EQ(j["potentials"], (std::vector<double>{0, 1, -1}));
-  EXPECT_EQ(j["eps_r"], 2.0);
-  // Odd mode: the strips' charges are opposite; on the symmetry plane x = 0 the potential is 0.
-  EXPECT_NEAR(j["charge"][1].get<double>() / j["charge"][2].get<double>(), -1, 1e-6);
-  EXPECT_NEAR(j["targets"]["potential"][0].get<double>(), 0, 1e-9);
-  EXPECT_NEAR(j["targets"]["potential"][1].get<double>(), 0, 1e-9);
-  // --potentials and --eps-r win over the file.
-  r = run_app("solve --input " + geom +
-              " --panels 900 --potentials 0,1,1 --eps-r 1 --quiet "
-              "--report json");
-  ASSERT_EQ(r.code, 0) << describe(r);
-  const json k = json::parse(r.out);
-  EXPECT_EQ(k["potentials"], (std::vector<double>{0, 1, 1}));
-  EXPECT_NEAR(k["charge"][1].get<double>() / k["charge"][2].get<double>(), 1, 1e-6);
-}
-
-TEST(SolveCommand, OneConductorWithACharge) {
-  const std::string geom = generated("strip");
-  const AppRun r = run_app("solve --input " + geom +
-                           " --charge 2e-9 --panels 400 --quiet "
-                           "--report json");
-  ASSERT_EQ(r.code, 0) << describe(r);
-  const json j = json::parse(r.out);
-  EXPECT_TRUE(j["capacitance"].empty());
-  EXPECT_NEAR(j["charge"][0].get<double>(), 2e-9, 1e-20);
-}
-
-TEST(SolveCommand, ErrorsHaveTheirExitCodesAndWriteNothing) {
-  const std::string geom = generated("two-wire");
-  const std::string out = fresh_path("never.h5");
-  auto expect = [&](const std::string& args, int code, const std::string& part) {
-    const AppRun r = run_app("solve " + args + " --output " + out);
-    EXPECT_EQ(r.code, code) << args << "\n" << describe(r);
-    EXPECT_TRUE(contains(r.err, part)) << args << "\n" << describe(r);
-    EXPECT_FALSE(fs::exists(out)) << args;
-  };
-  expect("--panels 1024", 2, "--input is required");
-  expect("--input " + geom + " --reference 2", 2, "reference conductor 2 is out of range");
-  expect("--input " + geom + " --potentials 0,1,2", 2, "3 potentials given for 2 conductors");
-  expect("--input " + geom + " --eps-r -1", 2, "--eps-r: invalid value '-1'");
-  expect("--input " + geom + " --panels 100", 2, "is less than the 512 contour segments");
-  expect("--input " + geom + " --tol 2", 2, "--tol: invalid value '2'");
-  expect("--input " + geom + " --panels 1000 --panel-size 1e-4", 2, "exclude each other");
-  expect("--input " + geom + " --method magic", 2, "--method: invalid value 'magic'");
-  expect("--input " + geom + " --backend nonexistent", 2, "nonexistent");
-  expect("--input " + fresh_path("missing.h5"), 3, "no such file");
-  expect("--input " + geom + " --max-iterations 2 --tol 1e-14", 4, "GMRES did not reach");
-  const std::string crossing = fresh_path("crossing.h5");
-  Layout l;
-  l.x[4] = 1;  // the second square touches the first
-  l.x[7] = 1;
-  write_layout(crossing, l);
-  expect("--input " + crossing, 3, "conductors 0 and 1 cross or touch");
-  const AppRun csv = run_app("solve --input " + geom + " --output " + fresh_path("s.csv"));
-  EXPECT_EQ(csv.code, 2) << describe(csv);
-  EXPECT_TRUE(contains(csv.err, "is not HDF5")) << describe(csv);
-}
-
-TEST(SolveCommand, HelpAndGenerate) {
-  const AppRun h = run_app("solve --help");
-  EXPECT_EQ(h.code, 0);
-  for (const char* part : {"F/m", "C/m^2", "--potentials", "--reference", "/contours/offsets",
-                           "/capacitance", "Exit codes"}) {
-    EXPECT_TRUE(contains(h.out, part)) << part;
-  }
-  EXPECT_TRUE(contains(run_app("--help").out, "mlfma2d solve"));
-  EXPECT_TRUE(contains(run_app("generate --help").out, "eccentric-coax"));
-  for (const std::string& shape : contour_shapes()) {
-    const std::string p = generated(shape);
-    EXPECT_NO_THROW(read_contours(p)) << shape;
-  }
-  AppRun bad =
-      run_app("generate --shape coax --n 64 --params a=5e-3 --output " + fresh_path("c.h5"));
-  EXPECT_EQ(bad.code, 2) << describe(bad);
-  EXPECT_TRUE(contains(bad.err, "less than the outer radius")) << describe(bad);
-  bad = run_app("generate --shape coax --n 64 --params q=1 --output " + fresh_path("c.h5"));
-  EXPECT_EQ(bad.code, 2) << describe(bad);
-  EXPECT_TRUE(contains(bad.err, "--params: invalid value 'q=1'")) << describe(bad);
-}
-
-TEST(SolveCommand, NewOptionsRefuseBadValuesAndWriteNothing) {
-  const std::string geom = generated("two-wire");
-  const std::string strip = generated("strip");
-  const std::string out = fresh_path("never.h5"), png = fresh_path("never.png"),
-                    rlgc = fresh_path("never.rlgc");
-  auto expect = [&](const std::string& args, const std::string& part, int code = 2) {
-    const AppRun r = run_app("solve " + args + " --output " + out);
-    EXPECT_EQ(r.code, code) << args << "\n" << describe(r);
-    EXPECT_TRUE(contains(r.err, part)) << args << "\n" << describe(r);
-    for (const std::string& f : {out, png, rlgc}) EXPECT_FALSE(fs::exists(f)) << args << f;
-  };
-  expect("--input " + geom + " --accuracy 0", "--accuracy: invalid value '0'");
-  expect("--input " + geom + " --accuracy 1.5", "--accuracy: invalid value '1.5'");
-  expect("--input " + geom + " --accuracy abc", "--accuracy: invalid value 'abc'");
-  expect("--input " + geom + " --max-panels 0", "--max-panels: invalid value '0'");
-  expect("--input " + geom + " --panels 2048 --max-panels 1000",
-         "--max-panels 1000 is less than --panels 2048");
-  expect("--input " + geom + " --ground-plane high", "--ground-plane: invalid value 'high'");
-  expect("--input " + geom + " --plot " + fresh_path("p.jpg"), "is not a PNG file name");
-  expect("--input " + geom + " --rlgc " + out, "--rlgc and --output name the same file");
-  expect("--input " + geom + " --rlgc " + geom, "--rlgc '" + geom + "' is an input file");
-  // (No --plot beside it: where gnuplot is missing that is refused first.)
-  expect("--input " + strip + " --rlgc " + rlgc,
-         "--rlgc: one conductor and no ground plane have no capacitance matrix");
-  expect("--input " + geom + " --rlgc " + fresh_path("no/such/folder/x.rlgc"), "does not exist", 3);
-}
-
-TEST(SolveCommand, AccuracyTargetsAndFixedMeshes) {
-  const std::string geom = generated("two-wire");
-  // A fixed mesh: one solve, no estimate, and the report says why.
-  AppRun r = run_app("solve --input " + geom + " --panels 1024 --quiet");
-  ASSERT_EQ(r.code, 0) << describe(r);
-  EXPECT_TRUE(contains(r.out, "not estimated (fixed mesh: --panels given; add --accuracy)"))
-      << r.out;
-  // --panel-size as given, not rounded to six decimals.
-  r = run_app("solve --input " + geom + " --panel-size 1e-5 --quiet");
-  ASSERT_EQ(r.code, 0) << describe(r);
-  EXPECT_TRUE(contains(r.out, "panel size        1e-05 m")) << r.out;
-  // Default: a target of 1e-6; "met" only with an estimate below it.
-  r = run_app("solve --input " + geom + " --quiet --report json");
-  ASSERT_EQ(r.code, 0) << describe(r);
-  const json j = json::parse(r.out);
-  EXPECT_EQ(j["accuracy"]["target"].get<double>(), 1e-6);
-  const json& e = j["accuracy"]["estimate"];
-  EXPECT_EQ(j["accuracy"]["met"].get<bool>(), e.is_number() && e.get<double>() <= 1e-6);
-  // With both, the target stands (refinement starts from the mesh given).
-  r = run_app("solve --input " + geom + " --panels 1024 --accuracy 1e-4 --quiet --report json");
-  ASSERT_EQ(r.code, 0) << describe(r);
-  EXPECT_EQ(json::parse(r.out)["accuracy"]["target"].get<double>(), 1e-4);
-}
-
-TEST(SolveCommand, PlotOfATwoWireLine) {
-  const std::string geom = generated("two-wire");
-  const std::string png = fresh_path("two-wire.png");
-  const AppRun r =
-      run_app("solve --input " + geom + " --panels 1024 --quiet --report json " + "--plot " + png);
-  if (r.code == 2 && contains(r.err, "gnuplot not found")) {
-    GTEST_SKIP() << "gnuplot is not installed: " << r.err;
-  }
-  ASSERT_EQ(r.code, 0) << describe(r);
-  EXPECT_EQ(json::parse(r.out)["plot"], png);
-  const std::string bytes = testing::read_file(png);
-  ASSERT_GT(bytes.size(), 10000u);
-  EXPECT_EQ(bytes.substr(1, 3), "PNG");
-}
-
-// Needs the solver that fills the line parameters and calls ElectrostaticOptions::progress
-// (issue 19, the lead's branch): enable once merged.
-TEST(SolveCommand, ProgressLinesAndRlgcOfACoupledLine) {
-  const std::string geom = generated("two-wire");
-  const std::string rlgc = fresh_path("tw.rlgc");
-  AppRun r = run_app("solve --input " + geom + " --panels 4096 --rlgc " + rlgc,
-                     "MLFMA2D_PROGRESS_AFTER=0");
-  ASSERT_EQ(r.code, 0) << describe(r);
-  std::size_t lines = 0;
-  for (std::size_t at = r.err.find("\n  "); at != std::string::npos;
-       at = r.err.find("\n  ", at + 1)) {
-    ++lines;
-  }
-  EXPECT_GE(lines, 2u) << r.err;
-  EXPECT_TRUE(contains(testing::read_file(rlgc), "\n1\n")) << testing::read_file(rlgc);
-  r = run_app("solve --input " + geom + " --panels 4096 --quiet");
-  EXPECT_EQ(r.err, "");
-}
-
-// Issue 20: a tiny --panel-size is named as given, not "0.000000 m". The message is the
-// library's (electrostatics/geometry.cpp, std::to_string there): enable once it prints %g.
-TEST(SolveCommand, ATinyPanelSizeIsNamedAsGiven) {
-  const std::string geom = generated("two-wire");
-  const AppRun r = run_app("solve --input " + geom + " --panel-size 1e-10");
-  EXPECT_EQ(r.code, 2) << describe(r);
-  EXPECT_TRUE(contains(r.err, "panel size 1e-10 m")) << describe(r);
 }
 
 }  // namespace

@@ -36,6 +36,14 @@ double field_rel_l2(const std::vector<double>& fx, const std::vector<double>& fy
   return std::sqrt(num / den);
 }
 
+void expect_same_points(const PointSet& a, const PointSet& b) {
+  EXPECT_TRUE(same_bits(a.x, b.x));
+  EXPECT_TRUE(same_bits(a.y, b.y));
+  EXPECT_TRUE(same_bits(a.q, b.q));
+  EXPECT_TRUE(same_bits(a.tx, b.tx));
+  EXPECT_TRUE(same_bits(a.ty, b.ty));
+}
+
 ::testing::AssertionResult same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size()) {
     return ::testing::AssertionFailure() << "sizes " << a.size() << " vs " << b.size();

@@ -27,6 +27,9 @@ void reference(const std::vector<double>& x, const std::vector<double>& y,
 double field_rel_l2(const std::vector<double>& fx, const std::vector<double>& fy,
                     const std::vector<double>& rx, const std::vector<double>& ry);
 
+/// Every array of a and b equal bit for bit (same_bits).
+void expect_same_points(const PointSet& a, const PointSet& b);
+
 /// Bit-for-bit equality, so -0.0 and NaN payloads count too.
 ::testing::AssertionResult same_bits(const std::vector<double>& a, const std::vector<double>& b);
 
