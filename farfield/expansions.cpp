@@ -180,6 +180,19 @@ void for_leaves(const Tree& tree, bool with_sources, int threads, F&& f) {
   }
 }
 
+// Box r's points x[begin, begin + m), y[...] relative to its centre in units of its side: (wr,
+// wi) = (z - c)/s, computed from the box's integer corner (the centre is not rounded first).
+void box_offsets(const Tree& tree, BoxRef r, const double* x, const double* y, std::int64_t begin,
+                 std::int64_t m, double* wr, double* wi) {
+  const double s = tree.box_size(r.level), inv_s = 1.0 / s;
+  double hx, hy;  // centre = corner + (hx, hy) s
+  tree.centre_index(r.level, r.box, &hx, &hy);
+  for (std::int64_t j = 0; j < m; ++j) {
+    wr[j] = Tree::offset(x[begin + j], tree.x0, hx, s, inv_s);
+    wi[j] = Tree::offset(y[begin + j], tree.y0, hy, s, inv_s);
+  }
+}
+
 }  // namespace
 
 void P2M(const Tree& tree, const Operators& ops, const double* q, Expansions* e, int threads) {
@@ -187,18 +200,12 @@ void P2M(const Tree& tree, const Operators& ops, const double* q, Expansions* e,
   // A_0 = sum q_j,  A_k = -(1/k) sum q_j w_j^k,  w_j = (z_j - c)/s.
   for_leaves(tree, true, threads, [&](BoxRef r, std::vector<double>* scratch) {
     const Level& lv = tree.at(r);
-    const double s = tree.box_size(r.level), inv_s = 1.0 / s;
-    double hx, hy;  // centre = corner + (hx, hy) s; offsets without rounding the centre
-    tree.centre_index(r.level, r.box, &hx, &hy);
     const std::int64_t j0 = lv.src_begin[r.box], m = lv.src_end[r.box] - j0;
     scratch->resize(2 * m);
     double *wr = scratch->data(), *wi = wr + m;
+    box_offsets(tree, r, tree.sx.data(), tree.sy.data(), j0, m, wr, wi);
     double a0 = 0;
-    for (std::int64_t j = 0; j < m; ++j) {
-      wr[j] = Tree::offset(tree.sx[j0 + j], tree.x0, hx, s, inv_s);
-      wi[j] = Tree::offset(tree.sy[j0 + j], tree.y0, hy, s, inv_s);
-      a0 += q[j0 + j];
-    }
+    for (std::int64_t j = 0; j < m; ++j) a0 += q[j0 + j];
     Complex* a = &e->multipole[r.level](0, r.box);
     a[0] += a0;
     power_sums(m, wr, wi, q + j0, p, a);
@@ -281,16 +288,11 @@ void L2P(const Tree& tree, const Operators& ops, const Expansions& e, double* ph
   //   phi = Re f,  E_x = -Re f',  E_y = +Im f'   (E = -grad phi)
   for_leaves(tree, false, threads, [&](BoxRef r, std::vector<double>* scratch) {
     const Level& lv = tree.at(r);
-    const double s = tree.box_size(r.level), inv_s = 1.0 / s;
-    double hx, hy;  // centre = corner + (hx, hy) s; offsets without rounding the centre
-    tree.centre_index(r.level, r.box, &hx, &hy);
+    const double inv_s = 1.0 / tree.box_size(r.level);
     const std::int64_t i0 = lv.tgt_begin[r.box], m = lv.tgt_end[r.box] - i0;
     scratch->resize(2 * m + 2 * (p + 1));
     double *pzr = scratch->data(), *pzi = pzr + m, *cr = pzi + m, *ci = cr + p + 1;
-    for (std::int64_t i = 0; i < m; ++i) {
-      pzr[i] = Tree::offset(tree.tx()[i0 + i], tree.x0, hx, s, inv_s);
-      pzi[i] = Tree::offset(tree.ty()[i0 + i], tree.y0, hy, s, inv_s);
-    }
+    box_offsets(tree, r, tree.tx(), tree.ty(), i0, m, pzr, pzi);
     const Complex* c = &e.local[r.level](0, r.box);
     for (int l = 0; l <= p; ++l) cr[l] = c[l].real(), ci[l] = c[l].imag();
     horner(m, pzr, pzi, cr, ci, p, [&](std::int64_t i, double fr, double) { phi[i0 + i] += fr; });

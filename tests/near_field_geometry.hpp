@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,27 @@ inline bool try_geometry(Geometry* g, const std::string& shape, std::size_t n, b
     return false;
   }
   return true;
+}
+
+/// Calls f(g) on the trees of the point set (shape, separate, kind) at CT 1, 15 and 200, level
+/// offsets -2..+3 and each of `sizes` (those the offset does not put past the deepest level),
+/// each under a SCOPED_TRACE; stops at the first failure. One-point and empty boxes in deep
+/// trees, dense one-leaf groups in shallow ones, long adaptive near lists.
+inline void for_each_tree(const std::string& shape, bool separate, TreeKind kind,
+                          std::uint64_t seed, std::initializer_list<std::size_t> sizes,
+                          const std::function<void(const Geometry&)>& f) {
+  for (int ct : {1, 15, 200}) {
+    for (int offset = -2; offset <= 3; ++offset) {
+      for (std::size_t n : sizes) {
+        SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset) + ", n " +
+                     std::to_string(n));
+        Geometry g;
+        if (!try_geometry(&g, shape, n, separate, ct, offset, seed, kind)) continue;
+        f(g);
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
 }
 
 /// \brief Near-field sums in caller target order (ex, ey empty without the field).

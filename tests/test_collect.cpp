@@ -174,33 +174,22 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 /// Every CT and level offset of the brief, potential and field.
 TEST_P(CollectTest, HostWalkIsEquivalentToReference) {
   const Case& param = GetParam();
-  for (int ct : {1, 15, 200}) {
-    for (int offset = -2; offset <= 3; ++offset) {
-      for (std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(1000)}) {
-        SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset) + ", n " +
-                     std::to_string(n));
-        Geometry g;
-        if (!testing::try_geometry(&g, param.shape, n, param.separate, ct, offset, kSeed,
-                                   param.kind))
-          continue;
-        for (bool field : {false, true}) {
-          SCOPED_TRACE(field ? "field" : "potential");
-          const Sums ref = cpu_reference(g, field);
-          const Sums ind = walk_indexing(g, field, kNoCap);
-          const Sums rep = walk_repetition(g, field, kNoCap);
-          EXPECT_LE(rel_diff(ind.phi, ref.phi), 1e-12);
-          EXPECT_LE(rel_diff(rep.phi, ref.phi), 1e-12);
-          if (field) {
-            EXPECT_LE(rel_diff(ind.ex, ref.ex), 1e-12);
-            EXPECT_LE(rel_diff(ind.ey, ref.ey), 1e-12);
-            EXPECT_LE(rel_diff(rep.ex, ref.ex), 1e-12);
-            EXPECT_LE(rel_diff(rep.ey, ref.ey), 1e-12);
-          }
-          if (HasFailure()) return;
-        }
-      }
-    }
-  }
+  testing::for_each_tree(param.shape, param.separate, param.kind, kSeed, {1, 7, 1000},
+                         [&](const Geometry& g) {
+                           for (bool field : {false, true}) {
+                             SCOPED_TRACE(field ? "field" : "potential");
+                             const Sums ref = cpu_reference(g, field);
+                             const Sums ind = walk_indexing(g, field, kNoCap);
+                             const Sums rep = walk_repetition(g, field, kNoCap);
+                             EXPECT_LE(rel_diff(ind.phi, ref.phi), 1e-12);
+                             EXPECT_LE(rel_diff(rep.phi, ref.phi), 1e-12);
+                             if (!field) continue;
+                             EXPECT_LE(rel_diff(ind.ex, ref.ex), 1e-12);
+                             EXPECT_LE(rel_diff(ind.ey, ref.ey), 1e-12);
+                             EXPECT_LE(rel_diff(rep.ex, ref.ex), 1e-12);
+                             EXPECT_LE(rel_diff(rep.ey, ref.ey), 1e-12);
+                           }
+                         });
 }
 
 /// Forced chunk sizes change neither sum: each target is summed by the same code in the same

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "farfield/expansions.hpp"
 #include "kernel/pair.hpp"
@@ -82,35 +83,41 @@ double multipole_error(const Geometry& s, const Expansions& e, int l, int p) {
   return std::sqrt(num / den);
 }
 
-TEST(FarField, P2MMatchesDirectSumAndConverges) {
-  const Geometry s = make_setup();
+// The operators `apply` runs on fresh expansions at p = 4, 8, 16, 24: `error` must fall with p
+// and end below `tol`.
+void expect_converges(const Geometry& s, double tol,
+                      const std::function<void(const Operators&, Expansions*)>& apply,
+                      const std::function<double(const Expansions&, int)>& error) {
   double last = 1;
   for (int p : {4, 8, 16, 24}) {
     const Operators ops(p);
     Expansions e;
     e.reset(s.tree, p, 0);
-    P2M(s.tree, ops, s.q.data(), &e, kThreads);
-    const double err = multipole_error(s, e, s.tree.levels, p);
+    apply(ops, &e);
+    const double err = error(e, p);
     EXPECT_LT(err, last) << "p = " << p;
     last = err;
   }
-  EXPECT_LT(last, 1e-10);
+  EXPECT_LT(last, tol);
+}
+
+TEST(FarField, P2MMatchesDirectSumAndConverges) {
+  const Geometry s = make_setup();
+  expect_converges(
+      s, 1e-10,
+      [&](const Operators& ops, Expansions* e) { P2M(s.tree, ops, s.q.data(), e, kThreads); },
+      [&](const Expansions& e, int p) { return multipole_error(s, e, s.tree.levels, p); });
 }
 
 TEST(FarField, M2MMatchesDirectSumAndConverges) {
   const Geometry s = make_setup();
-  double last = 1;
-  for (int p : {4, 8, 16, 24}) {
-    const Operators ops(p);
-    Expansions e;
-    e.reset(s.tree, p, 0);
-    P2M(s.tree, ops, s.q.data(), &e, kThreads);
-    for (int l = s.tree.levels - 1; l >= 3; --l) M2M(s.tree, ops, l, &e, kThreads);
-    const double err = multipole_error(s, e, 3, p);  // shifted up every level
-    EXPECT_LT(err, last) << "p = " << p;
-    last = err;
-  }
-  EXPECT_LT(last, 1e-10);
+  expect_converges(
+      s, 1e-10,
+      [&](const Operators& ops, Expansions* e) {
+        P2M(s.tree, ops, s.q.data(), e, kThreads);
+        for (int l = s.tree.levels - 1; l >= 3; --l) M2M(s.tree, ops, l, e, kThreads);
+      },
+      [&](const Expansions& e, int p) { return multipole_error(s, e, 3, p); });
 }
 
 // Local expansion of box b at level l holding only the interaction list of level `from`
@@ -141,40 +148,24 @@ double local_error(const Geometry& s, const Expansions& e, int l, int from, int 
   return std::sqrt(num / den);
 }
 
-TEST(FarField, M2LMatchesDirectSumAndConverges) {
+// The local expansions of the leaf level holding the interaction lists of level `from` only:
+// from = L translates them by M2L alone; from = L - 1 moves the multipoles up (M2M), translates
+// them there and shifts the locals down (L2L).
+TEST(FarField, M2LAndL2LMatchDirectSumAndConverge) {
   const Geometry s = make_setup();
   const int l = s.tree.levels;
-  double last = 1;
-  for (int p : {4, 8, 16, 24}) {
-    const Operators ops(p);
-    Expansions e;
-    e.reset(s.tree, p, 0);
-    P2M(s.tree, ops, s.q.data(), &e, kThreads);
-    M2L(s.tree, s.plan, ops, l, l, &e, kThreads);
-    const double err = local_error(s, e, l, l, p);
-    EXPECT_LT(err, last) << "p = " << p;
-    last = err;
+  for (int from : {l, l - 1}) {
+    SCOPED_TRACE("lists of level " + std::to_string(from));
+    expect_converges(
+        s, 1e-9,
+        [&](const Operators& ops, Expansions* e) {
+          P2M(s.tree, ops, s.q.data(), e, kThreads);
+          for (int k = l - 1; k >= from; --k) M2M(s.tree, ops, k, e, kThreads);
+          M2L(s.tree, s.plan, ops, from, from, e, kThreads);
+          for (int k = from + 1; k <= l; ++k) L2L(s.tree, ops, k, e, kThreads);
+        },
+        [&](const Expansions& e, int p) { return local_error(s, e, l, from, p); });
   }
-  EXPECT_LT(last, 1e-9);
-}
-
-TEST(FarField, L2LMatchesDirectSumAndConverges) {
-  const Geometry s = make_setup();
-  const int l = s.tree.levels;
-  double last = 1;
-  for (int p : {4, 8, 16, 24}) {
-    const Operators ops(p);
-    Expansions e;
-    e.reset(s.tree, p, 0);
-    P2M(s.tree, ops, s.q.data(), &e, kThreads);
-    M2M(s.tree, ops, l - 1, &e, kThreads);
-    M2L(s.tree, s.plan, ops, l - 1, l - 1, &e, kThreads);  // only level l-1's lists...
-    L2L(s.tree, ops, l, &e, kThreads);                     // ...shifted down to level l
-    const double err = local_error(s, e, l, l - 1, p);
-    EXPECT_LT(err, last) << "p = " << p;
-    last = err;
-  }
-  EXPECT_LT(last, 1e-9);
 }
 
 TEST(FarField, L2PPotentialAndFieldMatchDirectSum) {

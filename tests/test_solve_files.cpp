@@ -14,8 +14,6 @@
 #include <type_traits>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "mlfma2d/electrostatics.hpp"
 #include "mlfma2d/fields.hpp"
 #include "tests/h5_writer.hpp"
@@ -24,14 +22,8 @@
 namespace mlfma2d {
 namespace {
 
-namespace fs = std::filesystem;
-using nlohmann::json;
-using testing::AppRun;
-using testing::contains;
-using testing::describe;
 using testing::fresh_path;
 using testing::H5Writer;
-using testing::run_app;
 
 // Two unit squares side by side (conductors 0 and 1), with hooks to spoil one dataset.
 struct Layout {
@@ -273,16 +265,7 @@ ElectrostaticSolution filled_solution() {
   s.ground_plane = true;
   s.ground_plane_y = -1e-4;
   s.reference = -1;
-  s.capacitance = {{2e-11}};
-  s.capacitance_conductors = {0};
-  s.line.capacitance_vacuum = {{0.8e-11}};
-  s.line.inductance = {{1.39e-6}};
-  s.line.capacitance_mutual = {{0}};
-  s.line.capacitance_to_ground = {2e-11};
-  s.line.z0 = 50.5;
-  s.line.eps_eff = 2.5;
-  s.line.velocity = 1.9e8;
-  s.line.modes = {{1.9e8, 2.5, 50.5, {1}}};
+  testing::set_one_signal_line(&s, 2e-11, 1.39e-6, 50.5, 2.5, 1.9e8);
   s.panels.x = {0, 1};
   s.panels.y = {1, 1};
   s.panels.x0 = {-0.5, 0.5};

@@ -107,17 +107,8 @@ TEST(SolveReport, TextAndJsonOfACoupledPair) {
 
 TEST(SolveReport, OneSignalConductorHasZ0EpsEffAndVelocity) {
   ElectrostaticSolution s = coupled_pair();
-  s.capacitance = {{1.25e-10}};
-  s.capacitance_conductors = {0};
-  s.line.capacitance_vacuum = {{0.5e-10}};
-  s.line.inductance = {{2.5e-7}};
-  s.line.capacitance_mutual = {{0}};
-  s.line.capacitance_to_ground = {1.25e-10};
-  s.line.z0 = 50.25;
-  s.line.eps_eff = 3.25;
-  s.line.velocity = 299792458.0 / std::sqrt(3.25);
+  testing::set_one_signal_line(&s, 1.25e-10, 2.5e-7, 50.25, 3.25, 299792458.0 / std::sqrt(3.25));
   s.line.symmetric_pair = false;
-  s.line.modes = {{s.line.velocity, 3.25, 50.25, {1}}};
   const SolveRun r = run_of(s);
   const std::string text = app::solve_text(r);
   EXPECT_TRUE(contains(text, "Z0                50.25 ohm")) << text;

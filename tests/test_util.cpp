@@ -36,6 +36,20 @@ double field_rel_l2(const std::vector<double>& fx, const std::vector<double>& fy
   return std::sqrt(num / den);
 }
 
+void set_one_signal_line(ElectrostaticSolution* s, double c, double inductance, double z0,
+                         double eps_eff, double velocity) {
+  s->capacitance = {{c}};
+  s->capacitance_conductors = {0};
+  s->line.capacitance_vacuum = {{c / eps_eff}};
+  s->line.inductance = {{inductance}};
+  s->line.capacitance_mutual = {{0}};
+  s->line.capacitance_to_ground = {c};
+  s->line.z0 = z0;
+  s->line.eps_eff = eps_eff;
+  s->line.velocity = velocity;
+  s->line.modes = {{velocity, eps_eff, z0, {1}}};
+}
+
 void expect_same_points(const PointSet& a, const PointSet& b) {
   EXPECT_TRUE(same_bits(a.x, b.x));
   EXPECT_TRUE(same_bits(a.y, b.y));

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "mlfma2d/electrostatics.hpp"
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 
@@ -26,6 +27,11 @@ void reference(const std::vector<double>& x, const std::vector<double>& y,
 /// Relative L2 error of a 2-vector field (fx, fy) against (rx, ry).
 double field_rel_l2(const std::vector<double>& fx, const std::vector<double>& fy,
                     const std::vector<double>& rx, const std::vector<double>& ry);
+
+/// Sets the line parameters of one signal conductor (conductor 0) as the solver reports them:
+/// C, C0 = C / eps_eff, L, Z0, eps_eff, velocity, and its one mode.
+void set_one_signal_line(ElectrostaticSolution* s, double c, double inductance, double z0,
+                         double eps_eff, double velocity);
 
 /// Every array of a and b equal bit for bit (same_bits).
 void expect_same_points(const PointSet& a, const PointSet& b);
