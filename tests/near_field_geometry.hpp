@@ -137,6 +137,10 @@ inline std::string set_case_name(const SetCase& c) {
   return std::string(tree_kind_name(c.kind)) + "_" + shape +
          (c.separate ? "_separate_targets" : "_self");
 }
+/// The test name of a parametrised test over SetCase values.
+inline std::string set_case_test_name(const ::testing::TestParamInfo<SetCase>& info) {
+  return set_case_name(info.param);
+}
 inline void PrintTo(const SetCase& c, std::ostream* os) {
   *os << set_case_name(c);
 }

@@ -167,10 +167,6 @@ using Case = SetCase;
 
 class CollectTest : public ::testing::TestWithParam<Case> {};
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  return testing::set_case_name(info.param);
-}
-
 /// Every CT and level offset of the brief, potential and field.
 TEST_P(CollectTest, HostWalkIsEquivalentToReference) {
   const Case& param = GetParam();
@@ -221,7 +217,7 @@ TEST_P(CollectTest, ChunkedHostWalkIsEquivalentToReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CollectTest, ::testing::ValuesIn(testing::near_field_sets()),
-                         case_name);
+                         testing::set_case_test_name);
 
 /// The planner's chunks are consecutive runs of whole leaves that tile all leaves and targets,
 /// respect the target cap (unless one leaf alone exceeds it) and the byte budget.

@@ -131,10 +131,6 @@ using Case = SetCase;
 
 class FastLayoutTest : public ::testing::TestWithParam<Case> {};
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  return testing::set_case_name(info.param);
-}
-
 /// The kernel's block shape (128 targets, 1024-source tiles) and a tiny one (4
 /// targets, 16-source tiles: many dense groups, batches and tiles), CT 1/15/200, offsets -2..+3.
 TEST_P(FastLayoutTest, SharedEmulationIsEquivalentToReference) {
@@ -220,7 +216,8 @@ std::vector<Case> layout_sets() {
   return sets;
 }
 
-INSTANTIATE_TEST_SUITE_P(Sets, FastLayoutTest, ::testing::ValuesIn(layout_sets()), case_name);
+INSTANTIATE_TEST_SUITE_P(Sets, FastLayoutTest, ::testing::ValuesIn(layout_sets()),
+                         testing::set_case_test_name);
 
 TEST(FastLayout, GroupsFillTheBlocks) {
   Geometry g;
