@@ -38,7 +38,12 @@ std::vector<std::string> names_of() {
 // comments, template arguments and function bodies dropped, then every statement that is no
 // function (no parenthesis before its initialiser) split into its declarators.
 std::vector<std::string> declared_fields(const std::string& header, const std::string& name) {
-  std::ifstream in(std::string(MLFMA2D_SOURCE_DIR) + "/include/mlfma2d/" + header);
+  const std::string path = std::string(MLFMA2D_SOURCE_DIR) + "/include/mlfma2d/" + header;
+  std::ifstream in(path);
+  if (!in) {
+    ADD_FAILURE() << "cannot read " << path;
+    return {};
+  }
   std::stringstream text;
   text << in.rdbuf();
   const std::string all = text.str();
@@ -94,8 +99,11 @@ void expect_tables(const std::string& header, const std::vector<std::string>& na
 TEST(FieldTables, EveryFieldHasItsRowInDeclarationOrder) {
   const std::string lib = "mlfma2d.hpp", es = "electrostatics.hpp";
   // The header reader finds what it should.
-  EXPECT_EQ(declared_fields(lib, "Timings").front(), "tree");
-  EXPECT_EQ(declared_fields(es, "ElectrostaticOptions").back(), "fmm");
+  const std::vector<std::string> timings = declared_fields(lib, "Timings");
+  const std::vector<std::string> options = declared_fields(es, "ElectrostaticOptions");
+  ASSERT_FALSE(timings.empty() || options.empty()) << "the header reader found no fields";
+  EXPECT_EQ(timings.front(), "tree");
+  EXPECT_EQ(options.back(), "fmm");
   expect_tables<Options, Timings, TreeStats, CapacityCandidate, AutoChoice, BackendInfo,
                 ErrorNorms>(lib, {"Options", "Timings", "TreeStats", "CapacityCandidate",
                                   "AutoChoice", "BackendInfo", "ErrorNorms"});
