@@ -69,14 +69,15 @@ Operators::Operators(int terms) : p(terms) {
   }
 }
 
-void Expansions::reset(const Tree& tree, int p, int threads) {
+void Expansions::reset(const Tree& tree, int p, int densities, int threads) {
+  nd = densities;
   multipole.resize(tree.levels + 1);
   local.resize(tree.levels + 1);
   for (int l = 3; l <= tree.levels; ++l) {
-    const Eigen::Index nb = Eigen::Index(tree.level[l].size());
-    if (multipole[l].cols() != nb || multipole[l].rows() != p + 1) {
-      multipole[l].resize(p + 1, nb);
-      local[l].resize(p + 1, nb);
+    const Eigen::Index cols = Eigen::Index(tree.level[l].size()) * nd;
+    if (multipole[l].cols() != cols || multipole[l].rows() != p + 1) {
+      multipole[l].resize(p + 1, cols);
+      local[l].resize(p + 1, cols);
     }
     for (CMatrix* m : {&multipole[l], &local[l]})
       parallel_fill(m->data(), std::size_t(m->size()), Complex(0), threads);
@@ -85,47 +86,77 @@ void Expansions::reset(const Tree& tree, int p, int threads) {
 
 namespace {
 
-// out[k] -= (1/k) sum_j q_j w_j^k for k = 1..p. (P2M with w = (z - c)/s; P2L with w = s/(z - c).)
-// Blocks of kPowerLanes points hold their powers t_j = q_j w_j^k in registers while k advances;
-// each power adds into four lanes per k (acc: 8 (p + 1) doubles), summed at the end.
+// Power sums of m points w_j (complex) for nd densities of strengths (tree order, nd x n, read
+// at offset j0 + j of each density's row):
+//   charges: sq[d][k] = sum_j q_dj w_j^k       (k = 0..top)
+//   dipoles: sm[d][k] = sum_j m_dj w_j^k       (k = 0..top, m = mx + i my)
+// P2M uses them with w = (z - c)/s, P2L with w = s/(z - c). Blocks of kPowerLanes points hold
+// their powers in registers while k advances; each product adds into four lanes per (d, k),
+// summed at the end.
 constexpr int kPowerLanes = 16;
-void power_sums(std::int64_t m, const double* wr, const double* wi, const double* q, int p,
-                Complex* out) {
-  constexpr int B = kPowerLanes, R = 4;  // R accumulator lanes per k (one AVX2 register)
-  thread_local std::vector<double> acc_store;
-  acc_store.assign(2 * R * std::size_t(p + 1), 0.0);
-  double* acc = acc_store.data();
-  for (std::int64_t j0 = 0; j0 < m; j0 += B) {
-    const int nb = int(std::min<std::int64_t>(B, m - j0));
-    double tr[B], ti[B], ar[B], ai[B];
-    for (int b = 0; b < B; ++b) {
-      const bool in = b < nb;  // past the end: q = 0, every power 0
-      tr[b] = in ? q[j0 + b] : 0.0;
-      ti[b] = 0;
-      ar[b] = in ? wr[j0 + b] : 0.0;
-      ai[b] = in ? wi[j0 + b] : 0.0;
-    }
-    for (int k = 1; k <= p; ++k) {
-      double sr[R] = {}, si[R] = {};
-      for (int g = 0; g < B; g += R) {
+struct PowerSums {
+  int nd = 1, top = 0;
+  bool charges = true, dipoles = false;
+  std::vector<double> acc;     // [d][k][kind: q, m][re R, im R]
+  static constexpr int R = 4;  // accumulator lanes per (d, k) (one AVX2 register)
+  double* at(int d, int k, int kind) {
+    return acc.data() + ((std::size_t(d) * (top + 1) + k) * 2 + kind) * 2 * R;
+  }
+  Complex sum(int d, int k, int kind) {
+    const double* a = at(d, k, kind);
+    return {(a[0] + a[1]) + (a[2] + a[3]), (a[4] + a[5]) + (a[6] + a[7])};
+  }
+
+  void run(std::int64_t m, const double* wr, const double* wi, const FarSources& s,
+           std::size_t stride, std::int64_t j0) {
+    constexpr int B = kPowerLanes;
+    acc.assign(std::size_t(nd) * (top + 1) * 2 * 2 * R, 0.0);
+    for (std::int64_t b0 = 0; b0 < m; b0 += B) {
+      const int nb = int(std::min<std::int64_t>(B, m - b0));
+      double tr[B], ti[B], ar[B], ai[B];
+      for (int b = 0; b < B; ++b) {
+        const bool in = b < nb;  // past the end: w = 0 and strengths 0
+        tr[b] = in ? 1.0 : 0.0;
+        ti[b] = 0;
+        ar[b] = in ? wr[b0 + b] : 0.0;
+        ai[b] = in ? wi[b0 + b] : 0.0;
+      }
+      for (int k = 0; k <= top; ++k) {
+        if (k > 0) {
 #pragma omp simd
-        for (int b = g; b < g + R; ++b) {
-          const double nr = tr[b] * ar[b] - ti[b] * ai[b];
-          ti[b] = tr[b] * ai[b] + ti[b] * ar[b];
-          tr[b] = nr;
-          sr[b - g] += nr;
-          si[b - g] += ti[b];
+          for (int b = 0; b < B; ++b) {
+            const double nr = tr[b] * ar[b] - ti[b] * ai[b];
+            ti[b] = tr[b] * ai[b] + ti[b] * ar[b];
+            tr[b] = nr;
+          }
+        }
+        for (int d = 0; d < nd; ++d) {
+          const std::size_t row = std::size_t(d) * stride + std::size_t(j0 + b0);
+          if (charges) add_lanes(tr, ti, s.q + row, nullptr, nb, at(d, k, 0));
+          if (dipoles) add_lanes(tr, ti, s.mx + row, s.my + row, nb, at(d, k, 1));
         }
       }
-      double* a = acc + 2 * R * k;
-      for (int r = 0; r < R; ++r) a[r] += sr[r], a[R + r] += si[r];
     }
   }
-  for (int k = 1; k <= p; ++k) {
-    const double* a = acc + 2 * R * k;
-    out[k] -= Complex((a[0] + a[1]) + (a[2] + a[3]), (a[4] + a[5]) + (a[6] + a[7])) / double(k);
+
+  // a += sum_b c_b t_b over the block's lanes (c real when ci is null), four lanes at a time.
+  static void add_lanes(const double* tr, const double* ti, const double* cr, const double* ci,
+                        int nb, double* a) {
+    constexpr int B = kPowerLanes;
+    double c_r[B], c_i[B];
+    for (int b = 0; b < B; ++b) {
+      c_r[b] = b < nb ? cr[b] : 0.0;
+      c_i[b] = b < nb && ci ? ci[b] : 0.0;
+    }
+    for (int g = 0; g < B; g += R) {
+#pragma omp simd
+      for (int b = g; b < g + R; ++b) {
+        a[b - g] += c_r[b] * tr[b] - c_i[b] * ti[b];
+        a[R + b - g] += c_r[b] * ti[b] + c_i[b] * tr[b];
+      }
+    }
   }
-}
+};
 
 // For each j < m, with z_j = zr[j] + i zi[j] and C_l = cr[l] + i ci[l]:
 //   f_j = sum_{l=0..top} C_l z_j^l = C_0 + z (C_1 + z (C_2 + ...)),
@@ -193,22 +224,51 @@ void box_offsets(const Tree& tree, BoxRef r, const double* x, const double* y, s
   }
 }
 
+// Adds f, f', f'' (f's derivatives already scaled to the caller's units) to the outputs of
+// density d at targets i0 + j: phi += Re f, E = (-Re f', Im f'), H = (Re f'', -Im f'').
+struct OutputAt {
+  const FarOutputs& out;
+  std::size_t nt;
+  void potential(int d, std::int64_t i, double v) const { out.phi[std::size_t(d) * nt + i] += v; }
+  void field(int d, std::int64_t i, double fr, double fi) const {
+    out.ex[std::size_t(d) * nt + i] -= fr;
+    out.ey[std::size_t(d) * nt + i] += fi;
+  }
+  void hessian(int d, std::int64_t i, double hr, double hi) const {
+    out.hxx[std::size_t(d) * nt + i] += hr;
+    out.hxy[std::size_t(d) * nt + i] -= hi;
+  }
+};
+
 }  // namespace
 
-void P2M(const Tree& tree, const Operators& ops, const double* q, Expansions* e, int threads) {
-  const int p = ops.p;
-  // A_0 = sum q_j,  A_k = -(1/k) sum q_j w_j^k,  w_j = (z_j - c)/s.
+void P2M(const Tree& tree, const Operators& ops, const FarSources& s, Expansions* e, int threads) {
+  const int p = ops.p, nd = e->nd;
+  const std::size_t ns = tree.n_sources();
+  // A_0 = sum q_j,  A_k = -(1/k) sum q_j w_j^k + (1/s) sum m_j w_j^(k-1),  w_j = (z_j - c)/s
+  // (docs/math.md section 3).
   for_leaves(tree, true, threads, [&](BoxRef r, std::vector<double>* scratch) {
     const Level& lv = tree.at(r);
     const std::int64_t j0 = lv.src_begin[r.box], m = lv.src_end[r.box] - j0;
     scratch->resize(2 * m);
     double *wr = scratch->data(), *wi = wr + m;
     box_offsets(tree, r, tree.sx.data(), tree.sy.data(), j0, m, wr, wi);
-    double a0 = 0;
-    for (std::int64_t j = 0; j < m; ++j) a0 += q[j0 + j];
-    Complex* a = &e->multipole[r.level](0, r.box);
-    a[0] += a0;
-    power_sums(m, wr, wi, q + j0, p, a);
+    thread_local PowerSums ps;
+    ps.nd = nd;
+    ps.top = p;
+    ps.charges = s.q != nullptr;
+    ps.dipoles = s.mx != nullptr;
+    ps.run(m, wr, wi, s, ns, j0);
+    const double inv_s = 1.0 / tree.box_size(r.level);
+    for (int d = 0; d < nd; ++d) {
+      Complex* a = &e->multipole[r.level](0, r.box * nd + d);
+      if (ps.charges) {
+        a[0] += ps.sum(d, 0, 0);
+        for (int k = 1; k <= p; ++k) a[k] -= ps.sum(d, k, 0) / double(k);
+      }
+      if (ps.dipoles)
+        for (int k = 1; k <= p; ++k) a[k] += ps.sum(d, k - 1, 1) * inv_s;
+    }
   });
 }
 
@@ -217,17 +277,21 @@ void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
   const Level& children = tree.level[l + 1];
   const CMatrix& Mc = e->multipole[l + 1];
   CMatrix& Mp = e->multipole[l];
+  const Eigen::Index nd = e->nd;
 #pragma omp parallel for num_threads(team_size(threads, parents.size(), kParallelMinBoxes)) \
     schedule(static)
   for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(parents.size()); ++b) {
     for (std::int32_t c = parents.child_begin[b]; c < parents.child_begin[b + 1]; ++c)
-      if (children.has_sources(c)) Mp.col(b).noalias() += ops.m2m[children.key[c] & 3] * Mc.col(c);
+      if (children.has_sources(c))
+        Mp.middleCols(b * nd, nd).noalias() +=
+            ops.m2m[children.key[c] & 3] * Mc.middleCols(Eigen::Index(c) * nd, nd);
   }
 }
 
 void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, int last,
          Expansions* e, int threads) {
-  constexpr std::int64_t kBlock = 128;  // pairs per matrix product
+  // Columns per matrix product: kBlock / nd pairs of nd densities each.
+  constexpr std::int64_t kBlock = 128;
   // The levels are independent (each reads its multipoles, writes its locals): one team for all
   // of them, no barrier between (a deep adaptive tree has 15-30 levels of a few hundred pairs,
   // and a team per level spent more time waking than translating: the graded polygon's M2L at
@@ -238,12 +302,14 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
   // pairs are one contiguous run: no races, no atomics, and every target adds its offsets in the
   // same order whatever the thread count.
   const int n = ops.p + 1;
+  const Eigen::Index nd = e->nd;
+  const std::int64_t per_block = std::max<std::int64_t>(1, kBlock / nd);
   std::int64_t count = 0;  // a pair costs what a box's M2M does
   for (int l = first; l <= last; ++l) count += std::int64_t(plan.m2l[l].tgt.size());
-#pragma omp parallel num_threads(team_size(threads, count, kParallelMinBoxes))
+#pragma omp parallel num_threads(team_size(threads, count* nd, kParallelMinBoxes))
   {
     const int nth = omp_get_num_threads(), me = omp_get_thread_num();
-    CMatrix S(n, kBlock), R(n, kBlock);
+    CMatrix S(n, per_block * nd), R(n, per_block * nd);
     for (int l = first; l <= last; ++l) {
       const M2LLevel& pairs = plan.m2l[l];
       const double log_s = std::log(tree.box_size(l));
@@ -256,12 +322,15 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
         const std::int32_t* hi_it = pairs.tgt.data() + pairs.begin[o + 1];
         const std::int64_t lo = std::lower_bound(lo_it, hi_it, b0) - pairs.tgt.data();
         const std::int64_t hi = std::lower_bound(lo_it, hi_it, b1) - pairs.tgt.data();
-        for (std::int64_t i0 = lo; i0 < hi; i0 += kBlock) {
-          const Eigen::Index m = Eigen::Index(std::min(kBlock, hi - i0));
-          for (Eigen::Index i = 0; i < m; ++i) S.col(i) = M.col(pairs.src[i0 + i]);
-          R.leftCols(m).noalias() = ops.m2l[o] * S.leftCols(m);
-          R.row(0).head(m) += log_s * S.row(0).head(m);  // a_0 log s: log(-z0) = log(-w) + log s
-          for (Eigen::Index i = 0; i < m; ++i) Lc.col(pairs.tgt[i0 + i]) += R.col(i);
+        for (std::int64_t i0 = lo; i0 < hi; i0 += per_block) {
+          const Eigen::Index m = Eigen::Index(std::min(per_block, hi - i0));
+          for (Eigen::Index i = 0; i < m; ++i)
+            S.middleCols(i * nd, nd) = M.middleCols(Eigen::Index(pairs.src[i0 + i]) * nd, nd);
+          R.leftCols(m * nd).noalias() = ops.m2l[o] * S.leftCols(m * nd);
+          // a_0 log s: log(-z0) = log(-w) + log s
+          R.row(0).head(m * nd) += log_s * S.row(0).head(m * nd);
+          for (Eigen::Index i = 0; i < m; ++i)
+            Lc.middleCols(Eigen::Index(pairs.tgt[i0 + i]) * nd, nd) += R.middleCols(i * nd, nd);
         }
       }
     }
@@ -272,20 +341,23 @@ void L2L(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
   const Level& children = tree.level[l];
   const CMatrix& Lp = e->local[l - 1];
   CMatrix& Lc = e->local[l];
+  const Eigen::Index nd = e->nd;
 #pragma omp parallel for num_threads(team_size(threads, children.size(), kParallelMinBoxes)) \
     schedule(static)
   for (std::ptrdiff_t c = 0; c < std::ptrdiff_t(children.size()); ++c) {
     if (children.has_targets(c))
-      Lc.col(c).noalias() += ops.l2l[children.key[c] & 3] * Lp.col(children.parent[c]);
+      Lc.middleCols(c * nd, nd).noalias() +=
+          ops.l2l[children.key[c] & 3] * Lp.middleCols(Eigen::Index(children.parent[c]) * nd, nd);
   }
 }
 
-void L2P(const Tree& tree, const Operators& ops, const Expansions& e, double* phi, double* ex,
-         double* ey, int threads) {
-  const int p = ops.p;
-  // Horner across the box's targets (vectorised over targets):
-  //   f = sum_l B_l z^l,  f' = (1/s) sum_l l B_l z^(l-1),  z = (x - c)/s
-  //   phi = Re f,  E_x = -Re f',  E_y = +Im f'   (E = -grad phi)
+void L2P(const Tree& tree, const Operators& ops, const Expansions& e, const FarOutputs& out,
+         int threads) {
+  const int p = ops.p, nd = e.nd;
+  const OutputAt at{out, tree.n_targets()};
+  // Horner across the box's targets (vectorised over targets), z = (x - c)/s:
+  //   f = sum_l B_l z^l,  f' = (1/s) sum_l l B_l z^(l-1),  f'' = (1/s^2) sum_l l (l-1) B_l z^(l-2)
+  //   phi = Re f,  E = (-Re f', Im f'),  H = (Re f'', -Im f'')
   for_leaves(tree, false, threads, [&](BoxRef r, std::vector<double>* scratch) {
     const Level& lv = tree.at(r);
     const double inv_s = 1.0 / tree.box_size(r.level);
@@ -293,85 +365,126 @@ void L2P(const Tree& tree, const Operators& ops, const Expansions& e, double* ph
     scratch->resize(2 * m + 2 * (p + 1));
     double *pzr = scratch->data(), *pzi = pzr + m, *cr = pzi + m, *ci = cr + p + 1;
     box_offsets(tree, r, tree.tx(), tree.ty(), i0, m, pzr, pzi);
-    const Complex* c = &e.local[r.level](0, r.box);
-    for (int l = 0; l <= p; ++l) cr[l] = c[l].real(), ci[l] = c[l].imag();
-    horner(m, pzr, pzi, cr, ci, p, [&](std::int64_t i, double fr, double) { phi[i0 + i] += fr; });
-    if (ex && p >= 1) {
-      // f' s = sum_{l=0..p-1} (l+1) B_{l+1} z^l
-      for (int l = 0; l < p; ++l)
-        cr[l] = (l + 1) * c[l + 1].real(), ci[l] = (l + 1) * c[l + 1].imag();
-      horner(m, pzr, pzi, cr, ci, p - 1, [&](std::int64_t i, double fr, double fi) {
-        ex[i0 + i] -= fr * inv_s;
-        ey[i0 + i] += fi * inv_s;
-      });
+    for (int d = 0; d < nd; ++d) {
+      const Complex* c = &e.local[r.level](0, r.box * nd + d);
+      for (int l = 0; l <= p; ++l) cr[l] = c[l].real(), ci[l] = c[l].imag();
+      horner(m, pzr, pzi, cr, ci, p,
+             [&](std::int64_t i, double fr, double) { at.potential(d, i0 + i, fr); });
+      if (out.ex && p >= 1) {
+        // f' s = sum_{l=0..p-1} (l+1) B_{l+1} z^l
+        for (int l = 0; l < p; ++l)
+          cr[l] = (l + 1) * c[l + 1].real(), ci[l] = (l + 1) * c[l + 1].imag();
+        horner(m, pzr, pzi, cr, ci, p - 1, [&](std::int64_t i, double fr, double fi) {
+          at.field(d, i0 + i, fr * inv_s, fi * inv_s);
+        });
+      }
+      if (out.hxx && p >= 2) {
+        // f'' s^2 = sum_{l=0..p-2} (l+2)(l+1) B_{l+2} z^l
+        const double inv_s2 = inv_s * inv_s;
+        for (int l = 0; l + 2 <= p; ++l) {
+          const double f = double(l + 2) * double(l + 1);
+          cr[l] = f * c[l + 2].real(), ci[l] = f * c[l + 2].imag();
+        }
+        horner(m, pzr, pzi, cr, ci, p - 2, [&](std::int64_t i, double hr, double hi) {
+          at.hessian(d, i0 + i, hr * inv_s2, hi * inv_s2);
+        });
+      }
     }
   });
 }
 
-void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const double* q, Expansions* e,
-         int threads) {
+void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const FarSources& s,
+         Expansions* e, int threads) {
   const std::vector<BoxRef>& boxes = plan.p2l_boxes;
-  const int p = ops.p;
-  // A source z_j outside box b (v = (z_j - c)/s, |v| > the box's reach):
-  //   B_0 += q_j (log|v| + log s),  B_k += -(q_j / k) v^-k   (docs/math.md section 3.7).
-  // Only Re B_0 matters (phi = Re sum B_l w^l): the imaginary part of log(-v) is dropped.
-  // One loop over the boxes of every level: on deep trees most levels hold few such boxes, each
-  // with up to thousands of sources, so the work, not the box count, sets the team.
+  const int p = ops.p, nd = e->nd;
+  // A source z_j outside box b (v = (z_j - c)/s, |v| > the box's reach, t = 1/v):
+  //   B_0 += q_j (log|v| + log s),  B_k += -(q_j / k) t^k,  B_l += -(m_j / s) t^(l+1)
+  // (docs/math.md section 3.7). Only Re B_0 matters for the charges (phi = Re sum B_l w^l): the
+  // imaginary part of log(-v) is dropped. One loop over the boxes of every level: on deep trees
+  // most levels hold few such boxes, each with up to thousands of sources, so the work, not the
+  // box count, sets the team.
   const std::int64_t n = std::int64_t(boxes.size());
-#pragma omp parallel num_threads(team_size(threads, std::int64_t(plan.p2l_terms)))
+#pragma omp parallel num_threads(team_size(threads, std::int64_t(plan.p2l_terms) * nd))
   {
     std::vector<double> scratch;
+    PowerSums ps;
+    ps.nd = nd;
+    ps.top = p + 1;
+    ps.charges = s.q != nullptr;
+    ps.dipoles = s.mx != nullptr;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t i = 0; i < n; ++i) {
       const int l = boxes[i].level;
       const std::int64_t b = boxes[i].box;
       const BoxLists& x = plan.p2l[l];
-      const double s = tree.box_size(l), inv_s = 1.0 / s, log_s = std::log(s);
+      const double sz = tree.box_size(l), inv_s = 1.0 / sz, log_s = std::log(sz);
       double hx, hy;
       tree.centre_index(l, b, &hx, &hy);
       std::int64_t m = 0;
       for (std::int64_t k = x.begin[b]; k < x.begin[b + 1]; ++k)
         m += tree.at(x.box[k]).sources(x.box[k].box);
-      scratch.resize(4 * m);
-      double *wr = scratch.data(), *wi = wr + m, *tr = wi + m, *lg = tr + m;
+      // The X leaves' sources gathered: 1/v, log|v|^2, and each channel of each density.
+      const int channels = nd * ((ps.charges ? 1 : 0) + (ps.dipoles ? 2 : 0));
+      scratch.resize(std::size_t(3 + channels) * m);
+      double *wr = scratch.data(), *wi = wr + m, *lg = wi + m, *ch = lg + m;
+      // The gathered strengths: nd x m each.
+      double* gq = ps.charges ? ch : nullptr;
+      double* gmx = ps.dipoles ? ch + (ps.charges ? nd * m : 0) : nullptr;
+      double* gmy = ps.dipoles ? gmx + nd * m : nullptr;
+      const std::size_t ns = tree.n_sources();
       std::int64_t at = 0;
       for (std::int64_t k = x.begin[b]; k < x.begin[b + 1]; ++k) {
         const BoxRef c = x.box[k];
         const Level& lc = tree.at(c);
         for (std::int64_t j = lc.src_begin[c.box]; j < lc.src_end[c.box]; ++j, ++at) {
-          const double vr = Tree::offset(tree.sx[j], tree.x0, hx, s, inv_s);
-          const double vi = Tree::offset(tree.sy[j], tree.y0, hy, s, inv_s);
+          const double vr = Tree::offset(tree.sx[j], tree.x0, hx, sz, inv_s);
+          const double vi = Tree::offset(tree.sy[j], tree.y0, hy, sz, inv_s);
           const double v2 = vr * vr + vi * vi;
           wr[at] = vr / v2;  // 1/v
           wi[at] = -vi / v2;
-          tr[at] = q[j];
           lg[at] = v2;
+          for (int d = 0; d < nd; ++d) {
+            if (gq) gq[d * m + at] = s.q[d * ns + j];
+            if (gmx) {
+              gmx[d * m + at] = s.mx[d * ns + j];
+              gmy[d * m + at] = s.my[d * ns + j];
+            }
+          }
         }
       }
-      log_in_place(lg, std::size_t(m));
-      double b0 = 0;
-      for (std::int64_t j = 0; j < m; ++j) b0 += tr[j] * (0.5 * lg[j] + log_s);
-      Complex* out = &e->local[l](0, b);
-      out[0] += b0;
-      power_sums(m, wr, wi, tr, p, out);
+      if (ps.charges) log_in_place(lg, std::size_t(m));
+      ps.run(m, wr, wi, FarSources{gq, gmx, gmy}, std::size_t(m), 0);
+      for (int d = 0; d < nd; ++d) {
+        Complex* out = &e->local[l](0, b * nd + d);
+        if (ps.charges) {
+          double b0 = 0;
+          for (std::int64_t j = 0; j < m; ++j) b0 += gq[d * m + j] * (0.5 * lg[j] + log_s);
+          out[0] += b0;
+          for (int k = 1; k <= p; ++k) out[k] -= ps.sum(d, k, 0) / double(k);
+        }
+        if (ps.dipoles)
+          for (int k = 0; k <= p; ++k) out[k] -= ps.sum(d, k + 1, 1) * inv_s;
+      }
     }
   }
 }
 
-void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansions& e, double* phi,
-         double* ex, double* ey, int threads) {
+void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansions& e,
+         const FarOutputs& out, int threads) {
   const BoxLists& w = plan.m2p;
   if (w.box.empty()) return;
-  const int p = ops.p;
+  const int p = ops.p, nd = e.nd;
   const NearField& near = plan.near;
+  const OutputAt at{out, tree.n_targets()};
   // The multipole of box c (side s) at z, u = (z - c)/s, t = 1/u:
-  //   phi  = a_0 (log|u| + log s) + Re sum_k A_k t^k          (a_0 is real: the charges are)
-  //   phi' = (t/s) (a_0 - sum_k k A_k t^k),  E_x = -Re phi',  E_y = +Im phi'
+  //   phi   = a_0 (log|u| + log s) + Re sum_k A_k t^k          (a_0 is real: the charges are)
+  //   phi'  = (t/s) (a_0 - sum_k k A_k t^k),          E = (-Re phi', Im phi')
+  //   phi'' = (t/s)^2 (-a_0 + sum_k k (k+1) A_k t^k),  H = (Re phi'', -Im phi'')
   const std::int64_t n = std::int64_t(w.items());
   // The team by the work (targets x W boxes), and chunks that feed every thread: large leaves
   // (the cost model's CT 512-1024 at 1e5 points) make a few hundred heavy items, which chunks
   // of 16 would hand to a few threads of a team of 15.
-  const int team = team_size(threads, std::int64_t(plan.m2p_terms));
+  const int team = team_size(threads, std::int64_t(plan.m2p_terms) * nd);
   const std::int64_t chunk = std::clamp<std::int64_t>(n / (8 * team), 1, 16);
 #pragma omp parallel num_threads(team)
   {
@@ -387,8 +500,6 @@ void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansi
         const double s = tree.box_size(c.level), inv_s = 1.0 / s, log_s = std::log(s);
         double hx, hy;
         tree.centre_index(c.level, c.box, &hx, &hy);
-        const Complex* a = &e.multipole[c.level](0, c.box);
-        const double a0 = a[0].real();
         const double* tx = tree.tx() + i0;
         const double* ty = tree.ty() + i0;
 #pragma omp simd
@@ -401,21 +512,39 @@ void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansi
           lg[j] = u2;
         }
         log_in_place(lg, std::size_t(m));
-        // f = sum_{k=1..p} A_k t^k
-        cr[0] = ci[0] = 0;
-        for (int l = 1; l <= p; ++l) cr[l] = a[l].real(), ci[l] = a[l].imag();
-        horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double fr, double) {
-          phi[i0 + j] += fr + a0 * (0.5 * lg[j] + log_s);
-        });
-        if (ex) {
-          // g = a_0 - sum_k k A_k t^k, then phi' = (t/s) g
-          cr[0] = a0;
-          ci[0] = 0;
-          for (int l = 1; l <= p; ++l) cr[l] = -l * a[l].real(), ci[l] = -l * a[l].imag();
-          horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double gr, double gi) {
-            ex[i0 + j] -= (gr * pur[j] - gi * pui[j]) * inv_s;
-            ey[i0 + j] += (gr * pui[j] + gi * pur[j]) * inv_s;
+        for (int d = 0; d < nd; ++d) {
+          const Complex* a = &e.multipole[c.level](0, c.box * nd + d);
+          const double a0 = a[0].real();
+          // f = sum_{k=1..p} A_k t^k
+          cr[0] = ci[0] = 0;
+          for (int l = 1; l <= p; ++l) cr[l] = a[l].real(), ci[l] = a[l].imag();
+          horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double fr, double) {
+            at.potential(d, i0 + j, fr + a0 * (0.5 * lg[j] + log_s));
           });
+          if (out.ex) {
+            // g = a_0 - sum_k k A_k t^k, then phi' = (t/s) g
+            cr[0] = a0;
+            ci[0] = 0;
+            for (int l = 1; l <= p; ++l) cr[l] = -l * a[l].real(), ci[l] = -l * a[l].imag();
+            horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double gr, double gi) {
+              at.field(d, i0 + j, (gr * pur[j] - gi * pui[j]) * inv_s,
+                       (gr * pui[j] + gi * pur[j]) * inv_s);
+            });
+          }
+          if (out.hxx) {
+            // h = -a_0 + sum_k k (k+1) A_k t^k, then phi'' = (t/s)^2 h
+            cr[0] = -a0;
+            ci[0] = 0;
+            for (int l = 1; l <= p; ++l) {
+              const double f = double(l) * double(l + 1);
+              cr[l] = f * a[l].real(), ci[l] = f * a[l].imag();
+            }
+            const double inv_s2 = inv_s * inv_s;
+            horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double hr, double hi) {
+              const double t2r = pur[j] * pur[j] - pui[j] * pui[j], t2i = 2 * pur[j] * pui[j];
+              at.hessian(d, i0 + j, (hr * t2r - hi * t2i) * inv_s2, (hr * t2i + hi * t2r) * inv_s2);
+            });
+          }
         }
       }
     }
@@ -435,12 +564,15 @@ FarWork far_field_work(const Tree& tree, const Plan& plan) {
   return w;
 }
 
-double far_field_flops(const Tree& tree, const Plan& plan, int p, bool field) {
+double far_field_flops(const Tree& tree, const Plan& plan, int p, const FarShape& shape) {
   const FarWork w = far_field_work(tree, plan);
-  const double n = p + 1;
-  const double cmul = 8;             // complex multiply-add: 4 mul + 4 add
-  const double out = field ? 2 : 1;  // Horner passes per target: potential, and the field
-  return cmul * n * n * (w.m2l + 2 * w.boxes) + cmul * p * (w.sources + out * (w.targets + w.wx));
+  const double n = p + 1, nd = shape.densities;
+  const double cmul = 8;  // complex multiply-add: 4 mul + 4 add
+  // Power sums per source and term: the power (6 flops) once, then per density 4 for a charge and
+  // 8 for a dipole; Horner passes per target: one complex multiply-add per term, density and pass.
+  const double per_source = 6 + nd * ((shape.charges ? 4 : 0) + (shape.dipoles ? 8 : 0));
+  return cmul * n * n * nd * (w.m2l + 2 * w.boxes) + p * per_source * w.sources +
+         cmul * p * nd * shape.passes() * (w.targets + w.wx);
 }
 
 }  // namespace mlfma2d

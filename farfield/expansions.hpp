@@ -28,18 +28,39 @@ struct Operators {
   explicit Operators(int terms);
 };
 
-/// \brief Expansions of every level: column b of multipole[l] (local[l]) holds box b's p+1
-/// scaled coefficients. Allocated once per geometry, zeroed per evaluation.
+/// \brief Expansions of every level for nd densities: column b * nd + d of multipole[l]
+/// (local[l]) holds box b's p+1 scaled coefficients of density d, so a box's densities are
+/// contiguous columns that every translation multiplies at once. Allocated once per geometry,
+/// zeroed per evaluation.
 struct Expansions {
+  int nd = 1;
   std::vector<CMatrix> multipole, local;
-  /// Sized for the tree and zeroed (in parallel: the first evaluation also touches them first).
-  void reset(const Tree& tree, int p, int threads);
+  /// Sized for the tree and nd densities, and zeroed (in parallel: the first evaluation also
+  /// touches them first).
+  void reset(const Tree& tree, int p, int densities, int threads);
 };
 
-// The operators of the method, by name. Charges and outputs are in tree order. Expansions exist
-// on levels 3..L: M2L starts at level 3, and W boxes and X targets are at level 3 or below.
+/// \brief The sources' strengths in tree order: nd x n_sources each (density d's value for
+/// source j at d * n_sources + j); null for a kind that is absent.
+struct FarSources {
+  const double* q = nullptr;   ///< charges
+  const double* mx = nullptr;  ///< dipole moments (strength times orientation), x
+  const double* my = nullptr;  ///< dipole moments, y
+};
+
+/// \brief Tree-order outputs the far field adds to: nd x n_targets each; null = not wanted.
+/// hxx, hxy are d2phi/dx2 and d2phi/dxdy (d2phi/dy2 = -d2phi/dx2).
+struct FarOutputs {
+  double* phi = nullptr;
+  double *ex = nullptr, *ey = nullptr;
+  double *hxx = nullptr, *hxy = nullptr;
+};
+
+// The operators of the method, by name. Strengths and outputs are in tree order, nd densities
+// (Expansions::nd) each. Expansions exist on levels 3..L: M2L starts at level 3, and W boxes and
+// X targets are at level 3 or below.
 /// Leaves (on every level >= 3): multipole expansions of their sources.
-void P2M(const Tree& tree, const Operators& ops, const double* q, Expansions* e, int threads);
+void P2M(const Tree& tree, const Operators& ops, const FarSources& s, Expansions* e, int threads);
 /// Level l+1 multipoles to level l.
 void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threads);
 /// Levels first..last: multipoles of interaction-list boxes to local expansions (grouped by
@@ -48,17 +69,17 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
          Expansions* e, int threads);
 /// Every level at once (plan.p2l_boxes): the sources of each box's X-list leaves into its local
 /// expansion.
-void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const double* q, Expansions* e,
-         int threads);
+void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const FarSources& s,
+         Expansions* e, int threads);
 /// Level l-1 locals to level l.
 void L2L(const Tree& tree, const Operators& ops, int l, Expansions* e, int threads);
-/// Leaves (on every level >= 3): add the local expansions' potential (and field, if ex/ey
-/// non-null) at the targets.
-void L2P(const Tree& tree, const Operators& ops, const Expansions& e, double* phi, double* ex,
-         double* ey, int threads);
+/// Leaves (on every level >= 3): add the local expansions' potential (and field, Hessian, where
+/// their outputs are given) at the targets.
+void L2P(const Tree& tree, const Operators& ops, const Expansions& e, const FarOutputs& out,
+         int threads);
 /// Near leaves: add the multipole expansions of their W-list boxes at their targets.
-void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansions& e, double* phi,
-         double* ex, double* ey, int threads);
+void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansions& e,
+         const FarOutputs& out, int threads);
 
 /// \brief The far field's work, by kind: what its time and its operation count follow.
 struct FarWork {
@@ -70,7 +91,16 @@ struct FarWork {
 };
 FarWork far_field_work(const Tree& tree, const Plan& plan);
 
+/// \brief What one evaluation carries and computes: what its work is multiplied by.
+struct FarShape {
+  int densities = 1;
+  bool charges = true, dipoles = false;
+  bool field = false, hessian = false;
+  /// Horner passes per target: the potential, the field, the Hessian.
+  int passes() const { return 1 + (field ? 1 : 0) + (hessian ? 1 : 0); }
+};
+
 /// Floating-point operations of one evaluation of the far field (for GFLOP/s figures).
-double far_field_flops(const Tree& tree, const Plan& plan, int p, bool field);
+double far_field_flops(const Tree& tree, const Plan& plan, int p, const FarShape& shape);
 
 }  // namespace mlfma2d

@@ -35,8 +35,14 @@ struct NearFieldProblem {
   /// them).
   const double *caller_sx = nullptr, *caller_sy = nullptr;
   const double *caller_tx = nullptr, *caller_ty = nullptr;
-  std::size_t t = 0;  ///< most sources or targets in one leaf (the paper's t)
-  bool field = false;
+  std::size_t t = 0;     ///< most sources or targets in one leaf (the paper's t)
+  bool field = false;    ///< the field E is wanted
+  bool hessian = false;  ///< the Hessian of phi is wanted
+  int densities = 1;     ///< nd: density vectors per evaluation
+  bool charges = true;   ///< the sources carry charges
+  bool dipoles = false;  ///< the sources carry dipole moments
+  /// The pair sums' order (kernel/pair.hpp): 2 with the Hessian, 1 with the field, else 0.
+  int order() const { return hessian ? 2 : field ? 1 : 0; }
   int threads = 0;                ///< host threads for collect/return; 0 = OpenMP default
   std::size_t gpu_memory = 0;     ///< device-memory budget, bytes; 0 = what is free
   std::size_t chunk_targets = 0;  ///< at most this many targets per chunk; 0 = automatic
@@ -46,6 +52,24 @@ struct NearFieldProblem {
 /// targets (the sources again in self-evaluation).
 NearFieldProblem make_near_field_problem(const Tree& tree, const Plan& plan, const double* x,
                                          const double* y, const double* tx, const double* ty);
+
+/// \brief One evaluation's strengths, in the caller's source numbering (merged sources summed):
+/// nd x n_sources each (density d's value for source j at d * n_sources + j); null for a kind
+/// the problem does not carry.
+struct NearSources {
+  const double* q = nullptr;   ///< charges
+  const double* mx = nullptr;  ///< dipole moments (strength times orientation), x
+  const double* my = nullptr;  ///< dipole moments, y
+};
+
+/// \brief Caller-order outputs, nd x n_targets each (overwritten): phi always; ex, ey when the
+/// problem wants the field, hxx, hxy (d2phi/dx2, d2phi/dxdy) when it wants the Hessian, else
+/// null.
+struct NearOutputs {
+  double* phi = nullptr;
+  double *ex = nullptr, *ey = nullptr;
+  double *hxx = nullptr, *hxy = nullptr;
+};
 
 /// \brief Seconds per phase of one evaluation, plus what it used.
 struct NearFieldTimings {
@@ -67,28 +91,33 @@ class NearFieldBackend {
   /// Called once per geometry, before any evaluate(). Throws InvalidInput for an incomplete
   /// problem, then whatever the back end's own set-up throws.
   void setup(const NearFieldProblem& problem);
-  /// Near-field sums for caller-order charges q (n_sources). Writes (overwrites) caller-order
-  /// potential (n_targets) and, when problem.field, fx and fy. `timings` (may be null) is reset,
-  /// then filled.
+  /// Near-field sums of every density. `timings` (may be null) is reset, then filled (a back
+  /// end that sums one density at a time runs once per density: the phases are their sums).
+  void evaluate(const NearSources& sources, const NearOutputs& outputs, NearFieldTimings* timings);
+  /// The same for charges q of every density (a problem of charges alone, no Hessian).
   void evaluate(const double* q, double* potential, double* fx, double* fy,
                 NearFieldTimings* timings);
 
  protected:
   const NearFieldProblem& problem() const { return problem_; }
+  /// The densities one run() sums: problem().densities, or 1 for a back end whose row does not
+  /// take several at once (the base class then calls run() once per density).
+  int run_densities() const { return run_densities_; }
   /// "back end 'NAME': " -- the start of every message a back end throws.
   std::string who() const { return "back end '" + name_ + "': "; }
 
  private:
   /// The back end's own set-up for problem() (already checked).
   virtual void prepare() = 0;
-  /// The back end's own evaluation (arguments checked, at least one target); it fills the four
-  /// phases and device_bytes / chunks of `t`.
-  virtual void run(const double* q, double* potential, double* fx, double* fy,
-                   NearFieldTimings* t) = 0;
+  /// The back end's own evaluation of run_densities() densities (arguments checked, at least
+  /// one target); it fills the four phases and device_bytes / chunks of `t`.
+  virtual void run(const NearSources& sources, const NearOutputs& outputs, NearFieldTimings* t) = 0;
 
   friend std::unique_ptr<NearFieldBackend> make_near_field_backend(const std::string& name);
   std::string name_;
   bool on_device_ = false;
+  bool multi_density_ = false;  ///< the registry's densities column
+  int run_densities_ = 1;
   bool ready_ = false;
   NearFieldProblem problem_;
 };
@@ -102,6 +131,9 @@ struct BackendRow {
   bool runs_on_device;
   bool needs_cuda;
   bool resident;        ///< geometry kept on the device, charges through cuda::ChargeIo
+  bool densities;       ///< sums several densities in one pass (else one run per density)
+  bool dipoles;         ///< takes dipole sources
+  bool hessian;         ///< computes the Hessian
   int auto_preference;  ///< backend "auto" takes the available row with the highest; 0 = never
   const char* summary;  ///< one line for --help
 };
@@ -117,9 +149,17 @@ bool backend_is_resident(const std::string& name);
 /// when no device can be asked.
 std::string backend_device_name(const std::string& name);
 
+/// What a problem needs of a back end beyond charges, potential and field.
+struct BackendNeeds {
+  bool dipoles = false, hessian = false;
+};
+/// Whether back end `name` takes what `needs` asks; if not, `why` names what it cannot do and
+/// the back ends that can.
+bool backend_takes(const std::string& name, const BackendNeeds& needs, std::string* why = nullptr);
+
 /// The back end "auto" means here: the available row with the highest auto_preference (the
-/// fastest GPU back end when a device is found, else cpu).
-std::string auto_backend();
+/// fastest GPU back end when a device is found, else cpu) among those that take `needs`.
+std::string auto_backend(const BackendNeeds& needs = {});
 
 /// Whether start_device() has begun a start in this process (a CUDA build, asked for "auto" or a
 /// GPU back end): work on the device's behalf may be running beside the caller.

@@ -1,5 +1,6 @@
 // The registry: one row per back end, from which the factory, the listing, the availability
 // check and --help read. Adding a back end is one folder under nearfield/ and one row here.
+#include <algorithm>
 #include <future>
 #include <mutex>
 #include <sstream>
@@ -17,16 +18,18 @@ std::unique_ptr<NearFieldBackend> make_cpu_backend();
 
 const std::vector<BackendRow>& backend_rows() {
   // clang-format off
+  // name, factory, runs_on_device, needs_cuda, resident, densities, dipoles, hessian,
+  // auto_preference, summary
   static const std::vector<BackendRow> rows = {
-    {"cpu", make_cpu_backend, false, false, false, 1,
+    {"cpu", make_cpu_backend, false, false, false, true, true, true, 1,
      "CPU reference: a leaf's near sources gathered, 4 at a time with AVX2"},
-    {"indexing", make_indexing_backend, true, true, false, 0,
-     "CUDA, paper Alg. 1-2: seven index arrays, one thread per leaf"},
-    {"repetition", make_repetition_backend, true, true, false, 0,
-     "CUDA, paper Alg. 3-4: a padded record of replicated sources per target"},
-    {"shared", make_shared_backend, true, true, true, 3,
+    {"indexing", make_indexing_backend, true, true, false, false, false, false, 0,
+     "CUDA, paper Alg. 1-2: seven index arrays, one thread per leaf (charges)"},
+    {"repetition", make_repetition_backend, true, true, false, false, false, false, 0,
+     "CUDA, paper Alg. 3-4: a padded record of replicated sources per target (charges)"},
+    {"shared", make_shared_backend, true, true, true, false, false, false, 3,
      "CUDA, geometry resident, leaf groups' sources staged in shared memory (fastest)"},
-    {"repetition-gpu", make_repetition_gpu_backend, true, true, true, 2,
+    {"repetition-gpu", make_repetition_gpu_backend, true, true, true, false, false, false, 2,
      "CUDA, the papers' records built on the GPU from resident arrays"},
   };
   // clang-format on
@@ -105,10 +108,37 @@ std::string backend_device_name(const std::string& name) {
   return row && row->needs_cuda && device::compiled() ? device::name() : "";
 }
 
-std::string auto_backend() {
+namespace {
+bool row_takes(const BackendRow& r, const BackendNeeds& needs) {
+  return (!needs.dipoles || r.dipoles) && (!needs.hessian || r.hessian);
+}
+}  // namespace
+
+bool backend_takes(const std::string& name, const BackendNeeds& needs, std::string* why) {
+  const BackendRow* row = find_row(name);
+  if (!row || row_takes(*row, needs)) {
+    if (why) why->clear();
+    return true;
+  }
+  if (why) {
+    std::ostringstream m;
+    m << "back end '" << name << "' cannot take "
+      << (needs.dipoles && !row->dipoles ? "dipole sources" : "the Hessian")
+      << " (it sums charges, their potential and field, as the papers' layout holds them); "
+         "back ends that can: ";
+    bool first = true;
+    for (const BackendRow& r : backend_rows())
+      if (row_takes(r, needs)) m << (first ? "" : ", ") << r.name, first = false;
+    *why = m.str();
+  }
+  return false;
+}
+
+std::string auto_backend(const BackendNeeds& needs) {
   const BackendRow* best = nullptr;
   for (const BackendRow& r : backend_rows())
-    if (r.auto_preference > 0 && (!best || r.auto_preference > best->auto_preference) &&
+    if (r.auto_preference > 0 && row_takes(r, needs) &&
+        (!best || r.auto_preference > best->auto_preference) &&
         near_field_backend_available(r.name))
       best = &r;
   return best ? best->name : "cpu";
@@ -181,6 +211,7 @@ std::unique_ptr<NearFieldBackend> make_near_field_backend(const std::string& nam
   std::unique_ptr<NearFieldBackend> b = row.make();
   b->name_ = row.name;
   b->on_device_ = row.runs_on_device;
+  b->multi_density_ = row.densities;
   return b;
 }
 
@@ -217,27 +248,64 @@ void NearFieldBackend::setup(const NearFieldProblem& p) {
     throw InvalidInput(w + "setup without source coordinates");
   if (p.n_targets > 0 && (!p.tx || !p.ty || !p.tgt_index || !p.caller_tx || !p.caller_ty))
     throw InvalidInput(w + "setup without target coordinates");
+  if (p.densities < 1) throw InvalidInput(w + "densities must be >= 1");
+  if (!p.charges && !p.dipoles) throw InvalidInput(w + "sources with neither charges nor dipoles");
+  std::string why;
+  if (!backend_takes(name_, BackendNeeds{p.dipoles, p.hessian}, &why)) throw InvalidInput(why);
   ready_ = false;
   problem_ = p;
+  run_densities_ = multi_density_ ? p.densities : 1;
   prepare();
   ready_ = true;
 }
 
-void NearFieldBackend::evaluate(const double* q, double* potential, double* fx, double* fy,
+void NearFieldBackend::evaluate(const NearSources& s, const NearOutputs& o,
                                 NearFieldTimings* timings) {
   const std::string w = who();
   if (!ready_) throw InvalidInput(w + "evaluate() before setup()");
   const NearFieldProblem& p = problem_;
-  if (p.n_targets > 0 && !potential) throw InvalidInput(w + "no potential array");
-  if (p.n_sources > 0 && !q) throw InvalidInput(w + "no charges");
-  if (p.field && p.n_targets > 0 && (!fx || !fy))
+  if (p.n_targets > 0 && !o.phi) throw InvalidInput(w + "no potential array");
+  if (p.n_sources > 0 && p.charges && !s.q) throw InvalidInput(w + "no charges");
+  if (p.n_sources > 0 && p.dipoles && (!s.mx || !s.my)) throw InvalidInput(w + "no dipoles");
+  if (p.field && p.n_targets > 0 && (!o.ex || !o.ey))
     throw InvalidInput(w + "field requested but fx or fy is null");
+  if (p.hessian && p.n_targets > 0 && (!o.hxx || !o.hxy))
+    throw InvalidInput(w + "Hessian requested but its arrays are null");
   NearFieldTimings local;
   NearFieldTimings& t = timings ? *timings : local;
   t = NearFieldTimings{};
   const double t0 = now_seconds();
-  if (p.n_targets > 0) run(q, potential, fx, fy, &t);
+  if (p.n_targets > 0 && run_densities_ == p.densities) {
+    run(s, o, &t);
+  } else if (p.n_targets > 0) {
+    // One density at a time: the slices of every array, the phases summed.
+    const std::size_t ns = p.n_sources, nt = p.n_targets;
+    auto at = [](auto* a, std::size_t off) { return a ? a + off : nullptr; };
+    for (int d = 0; d < p.densities; ++d) {
+      const NearSources sd{at(s.q, d * ns), at(s.mx, d * ns), at(s.my, d * ns)};
+      const NearOutputs od{at(o.phi, d * nt), at(o.ex, d * nt), at(o.ey, d * nt), at(o.hxx, d * nt),
+                           at(o.hxy, d * nt)};
+      NearFieldTimings one;
+      run(sd, od, &one);
+      t.collect += one.collect;
+      t.transfer += one.transfer;
+      t.kernel += one.kernel;
+      t.ret += one.ret;
+      t.device_bytes = std::max(t.device_bytes, one.device_bytes);
+      t.chunks = std::max(t.chunks, one.chunks);
+    }
+  }
   t.total = now_seconds() - t0;
+}
+
+void NearFieldBackend::evaluate(const double* q, double* potential, double* fx, double* fy,
+                                NearFieldTimings* timings) {
+  if (problem_.dipoles || problem_.hessian)
+    throw InvalidInput(who() +
+                       "a problem with dipoles or the Hessian needs evaluate(sources, "
+                       "outputs)");
+  evaluate(NearSources{q, nullptr, nullptr}, NearOutputs{potential, fx, fy, nullptr, nullptr},
+           timings);
 }
 
 }  // namespace mlfma2d

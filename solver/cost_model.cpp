@@ -35,20 +35,39 @@ std::string without_spaces(std::string s) {
 // calibration inside a busy test process on the H100 host left the per-point constant far too
 // large, and the defaults then chose CT 128 over 512: 17-32 against 13-16 ms per evaluation at
 // 1e6, results/h100/wave2b/call8-bench.log against call9-bench.log.)
-Timings best_of_three(Solver* s, const std::vector<double>& q) {
+Timings best_of_three(Solver* s, const Densities& in) {
   Timings best;
   for (int k = 0; k < 3; ++k) {
-    s->evaluate(q);
+    s->evaluate(in);
     if (k == 0 || s->timings().total < best.total) best = s->timings();
   }
   return best;
 }
 
+// The strengths a calibration evaluates: the point set's charges for every density, dipoles of
+// those strengths along x. The arrays live in a static store until the next call (one
+// calibration at a time per thread).
+Densities calibration_sources(const PointSet& pts, const FarShape& shape) {
+  thread_local std::vector<double> q, v;
+  const std::size_t n = pts.q.size();
+  q.clear();
+  for (int d = 0; d < shape.densities; ++d) q.insert(q.end(), pts.q.begin(), pts.q.end());
+  v.assign(2 * n, 0.0);
+  std::fill(v.begin(), v.begin() + std::ptrdiff_t(n), 1.0);
+  Densities in;
+  if (shape.charges) in.charges = q.data();
+  if (shape.dipoles) {
+    in.dipole_strengths = q.data();
+    in.dipole_vectors = v.data();
+  }
+  return in;
+}
+
 }  // namespace
 
 Prediction predict(const CostModel& m, const FarWork& w, double pairs, double points, int p,
-                   bool field) {
-  const double n2 = double(p + 1) * double(p + 1), k = field ? 2 : 1;
+                   const FarShape& shape) {
+  const double n2 = double(p + 1) * double(p + 1), k = shape.passes();
   Prediction r;
   r.far = m.m2l * n2 * w.m2l + m.box * n2 * w.boxes + m.point * p * (w.sources + k * w.targets) +
           m.wx * p * k * w.wx + m.far_point * points;
@@ -59,19 +78,25 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
 
 // Raised when an operator's speed changes (constants measured before then no longer hold, and a
 // cache of the same version would keep them): 2 = the far field's vector log, register blocks
-// and one M2L team.
-constexpr int kOperatorsRevision = 2;
+// and one M2L team; 3 = densities, dipoles and Hessians (the near field's blocked terms, the far
+// field's shared powers).
+constexpr int kOperatorsRevision = 3;
 
 std::string CalibrationKey::text() const {
   std::ostringstream o;
   o << without_spaces(device) << "|" << backend << "|threads=" << threads << "|p=" << p
-    << "|field=" << (field ? 1 : 0) << "|placed=" << (placed ? 1 : 0)
-    << "|operators=" << kOperatorsRevision;
+    << "|field=" << (shape.field ? 1 : 0) << "|placed=" << (placed ? 1 : 0);
+  // The shape beyond one density of charges and the potential (keys of earlier revisions kept
+  // their spelling for that case).
+  if (shape.densities != 1) o << "|nd=" << shape.densities;
+  if (shape.dipoles) o << "|sources=" << (shape.charges ? "charges+dipoles" : "dipoles");
+  if (shape.hessian) o << "|hessian=1";
+  o << "|operators=" << kOperatorsRevision;
   return o.str();
 }
 
-CalibrationKey calibration_key(const std::string& backend, int threads, int p, bool field,
-                               bool placed) {
+CalibrationKey calibration_key(const std::string& backend, int threads, int p,
+                               const FarShape& shape, bool placed) {
   CalibrationKey k;
   k.device = cpu_model_name().empty() ? "cpu" : cpu_model_name();
   const std::string gpu = backend_device_name(backend);
@@ -79,7 +104,7 @@ CalibrationKey calibration_key(const std::string& backend, int threads, int p, b
   k.backend = backend;
   k.threads = threads;
   k.p = p;
-  k.field = field;
+  k.shape = shape;
   k.placed = placed;
   return k;
 }
@@ -108,14 +133,18 @@ CostModel calibrate(const CalibrationKey& key, const Options& base) {
     o.backend = key.backend;
     o.threads = key.threads;
     o.terms = key.p;
-    o.field = key.field;
+    o.field = key.shape.field;
+    o.hessian = key.shape.hessian;
+    o.densities = key.shape.densities;
+    o.charges = key.shape.charges;
+    o.dipoles = key.shape.dipoles;
     o.ct = r.ct;
     o.level_offset = 0;
     Solver s(pts.x, pts.y, o);
-    r.t = best_of_three(&s, pts.q);
+    r.t = best_of_three(&s, calibration_sources(pts, key.shape));
     r.s = s.stats();
   }
-  const double n2 = double(key.p + 1) * double(key.p + 1), p = key.p, k = key.field ? 2 : 1;
+  const double n2 = double(key.p + 1) * double(key.p + 1), p = key.p, k = key.shape.passes();
   auto per = [](double seconds, double units) { return units > 0 ? seconds / units : 0.0; };
   CostModel m;
   m.overlap = backend_runs_on_device(key.backend);
@@ -247,7 +276,8 @@ void store_cost_model(const std::string& path, const CalibrationKey& key, const 
 }
 
 CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const CostModel& model,
-                               int p, bool field, const PlanOptions& plan_options, int threads) {
+                               int p, const FarShape& shape, const PlanOptions& plan_options,
+                               int threads) {
   const double n2 = double(p + 1) * double(p + 1);
   const double all = double(points.sources.key.size() +
                             (points.self ? points.sources.key.size() : points.targets.key.size()));
@@ -279,7 +309,7 @@ CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const Co
     }
     timed(&c.plan_seconds, [&] { c.plan = build_plan(c.tree, threads, plan_options); });
     c.predicted =
-        predict(model, far_field_work(c.tree, c.plan), double(c.plan.near.pairs), all, p, field);
+        predict(model, far_field_work(c.tree, c.plan), double(c.plan.near.pairs), all, p, shape);
     cand.levels = c.tree.levels;
     cand.leaf_boxes = c.tree.leaves.size();
     cand.near_pairs = c.plan.near.pairs;

@@ -1,11 +1,11 @@
 #pragma once
 // The cost model behind ct "auto" (issue 12, docs/math.md section 7): the seconds of one evaluation
 // predicted from the work a tree and plan give (FarWork, near-field pairs), with per-unit constants
-// for this machine, back end, thread count, p and field measured by a short calibration and cached
-// on disk.
+// for this machine, back end, thread count, p and shape (densities, kinds of sources, outputs)
+// measured by a short calibration and cached on disk.
 //
 //   far  = m2l (p+1)^2 M2L + box (p+1)^2 boxes + point p (sources + k targets) + wx p k W/X
-//          + far_point (sources + targets)                   (k = 2 with the field, else 1)
+//          + far_point (sources + targets)          (k = the Horner passes: 1 + field + Hessian)
 //   near = fixed + near_point (sources + targets) + pair pairs
 //   one evaluation = far + near, or max(far, near) when the near field runs on a device beside
 //   the CPU far field.
@@ -19,7 +19,8 @@
 
 namespace mlfma2d {
 
-/// \brief Seconds per unit of work on this machine, for one back end, thread count, p and field.
+/// \brief Seconds per unit of work on this machine, for one back end, thread count, p and shape
+/// (densities, kinds of sources, outputs): each constant holds the cost of every density.
 struct CostModel {
   double m2l = 0, box = 0, point = 0, wx = 0, far_point = 0;  ///< far field
   double fixed = 0, near_point = 0, pair = 0;                 ///< near field
@@ -32,19 +33,19 @@ struct Prediction {
 };
 
 Prediction predict(const CostModel& model, const FarWork& far, double near_pairs, double points,
-                   int p, bool field);
+                   int p, const FarShape& shape);
 
 /// \brief What a calibration is for: it holds for this key only.
 struct CalibrationKey {
   std::string device;  ///< CPU model (and GPU name for a device back end)
   std::string backend;
   int threads = 0, p = 0;
-  bool field = false;
+  FarShape shape;            ///< densities, kinds of sources, outputs
   bool placed = false;       ///< threads pinned (Options::place_threads): a faster far field
   std::string text() const;  ///< one line, no spaces
 };
-CalibrationKey calibration_key(const std::string& backend, int threads, int p, bool field,
-                               bool placed);
+CalibrationKey calibration_key(const std::string& backend, int threads, int p,
+                               const FarShape& shape, bool placed);
 
 /// Measures the constants: three small uniform sets and a circle evaluated by the back end (a
 /// fraction of a second). Throws what the Solver throws.
@@ -78,6 +79,7 @@ struct CapacityChoice {
 /// ct 15) of least predicted time by a local search from a balance estimate, building each
 /// candidate's shape and plan (exact counts).
 CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const CostModel& model,
-                               int p, bool field, const PlanOptions& plan_options, int threads);
+                               int p, const FarShape& shape, const PlanOptions& plan_options,
+                               int threads);
 
 }  // namespace mlfma2d

@@ -11,56 +11,110 @@
 namespace mlfma2d {
 
 void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
+                const std::vector<double>& tx, const std::vector<double>& ty, const Densities& in,
+                const DirectOptions& o, const std::vector<std::size_t>& which, const Outputs& out) {
+  if (x.size() != y.size()) throw InvalidInput("direct_sum: source x and y differ in length");
+  if (tx.size() != ty.size()) throw InvalidInput("direct_sum: target x and y differ in length");
+  if (o.densities < 1) throw InvalidInput("direct_sum: densities must be >= 1");
+  if (!o.charges && !o.dipoles) throw InvalidInput("direct_sum: neither charges nor dipoles");
+  const std::size_t n = x.size();
+  const int nd = o.densities;
+  // The reference refuses what the Solver refuses, rather than returning NaN.
+  check_finite_points(x, y, "source");
+  check_finite_points(tx, ty, "target");
+  if (o.charges) {
+    if (!in.charges) throw InvalidInput("direct_sum: no charges given");
+    check_finite_rows(in.charges, nd, n, "charge");
+  }
+  if (o.dipoles) {
+    if (!in.dipole_strengths || !in.dipole_vectors)
+      throw InvalidInput("direct_sum: no dipole strengths or orientations given");
+    check_finite_rows(in.dipole_strengths, nd, n, "dipole strength");
+    check_finite_rows(in.dipole_vectors, in.vectors_per_density ? 2 * nd : 2, n,
+                      "dipole orientation component");
+  }
+  if (!out.potential) throw InvalidInput("direct_sum: no potential output");
+  if (o.field && (!out.field_x || !out.field_y)) throw InvalidInput("direct_sum: no field output");
+  if (o.hessian && (!out.hessian_xx || !out.hessian_xy || !out.hessian_yy))
+    throw InvalidInput("direct_sum: no Hessian output");
+  const bool all = which.empty();
+  const std::size_t m = all ? tx.size() : which.size();
+  for (std::size_t k = 0; k < which.size(); ++k)
+    if (which[k] >= tx.size())
+      throw InvalidInput("direct_sum: target index " + std::to_string(which[k]) + " out of range");
+  // Coordinates scaled by 2^-k when their extent would overflow r^2 (as the Solver does,
+  // solver/points.hpp): log|x - y| = log S + log|u - v|, a dipole's m . d / |d|^2 gains 1/S,
+  // each derivative 1/S. Views of the caller's arrays unless scaled (then copies): no copy of N
+  // points for a sample.
+  const PreparedPoints pts = prepare_points(x, y, tx, ty, o.threads);
+  const double* sx = pts.src.x;
+  const double* sy = pts.src.y;
+  const double* gx = pts.targets().x;
+  const double* gy = pts.targets().y;
+  const double log_s = pts.log_scale(), inv_s = 1.0 / pts.scale();
+  std::vector<double> mx, my;
+  if (o.dipoles)
+    dipole_moments(pts, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd, &mx,
+                   &my, o.threads);
+  const int order = o.hessian ? kHessian : o.field ? kField : kPotential;
+  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  dispatch_pair(order, o.charges, o.dipoles, [&](auto o_, auto c_, auto d_) {
+    constexpr int kOrder = decltype(o_)::value;
+    constexpr bool kCharge = decltype(c_)::value, kDipole = decltype(d_)::value;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
+    for (std::size_t k = 0; k < m; ++k) {
+      const std::size_t i = all ? k : which[k];
+      for (int d = 0; d < nd; ++d) {
+        const double* q = kCharge ? in.charges + std::size_t(d) * n : nullptr;
+        const double* ax = kDipole ? mx.data() + std::size_t(d) * n : nullptr;
+        const double* ay = kDipole ? my.data() + std::size_t(d) * n : nullptr;
+        PairSums s;
+        double paired = 0;  // the charge of the sources not skipped
+        for (std::size_t j = 0; j < n; ++j) {
+          accumulate_pair<kOrder, kCharge, kDipole>(gx[i], gy[i], sx[j], sy[j],
+                                                    kCharge ? q[j] : 0.0, kDipole ? ax[j] : 0.0,
+                                                    kDipole ? ay[j] : 0.0, &s);
+          if (kCharge && pts.scaled() && (gx[i] != sx[j] || gy[i] != sy[j])) paired += q[j];
+        }
+        const std::size_t at = std::size_t(d) * m + k;
+        out.potential[at] = s.phi + log_s * paired;
+        if (kOrder >= kField && o.field) {
+          out.field_x[at] = s.ex * inv_s;
+          out.field_y[at] = s.ey * inv_s;
+        }
+        if (kOrder >= kHessian) {
+          out.hessian_xx[at] = s.hxx * inv_s * inv_s;
+          out.hessian_xy[at] = s.hxy * inv_s * inv_s;
+          out.hessian_yy[at] = -out.hessian_xx[at];
+        }
+      }
+    }
+  });
+}
+
+void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
                 const std::vector<double>& q, const std::vector<double>& tx,
                 const std::vector<double>& ty, const std::vector<std::size_t>& which,
                 std::vector<double>* potential, std::vector<double>* fx, std::vector<double>* fy,
                 int threads) {
   if (x.size() != y.size() || x.size() != q.size())
     throw InvalidInput("direct_sum: source x, y and q must have equal lengths");
-  if (tx.size() != ty.size()) throw InvalidInput("direct_sum: target x and y differ in length");
-  // The reference refuses what the Solver refuses, rather than returning NaN.
-  check_finite_points(x, y, "source");
-  check_finite_points(tx, ty, "target");
-  check_finite_charges(q.data(), q.size());
-  const bool all = which.empty();
-  const std::size_t m = all ? tx.size() : which.size();
-  for (std::size_t k = 0; k < which.size(); ++k)
-    if (which[k] >= tx.size())
-      throw InvalidInput("direct_sum: target index " + std::to_string(which[k]) + " out of range");
-  const bool field = fx && fy;
+  const std::size_t m = which.empty() ? tx.size() : which.size();
+  DirectOptions o;
+  o.field = fx && fy;
+  o.threads = threads;
+  Densities in;
+  in.charges = q.data();
   potential->assign(m, 0.0);
-  if (field) {
+  Outputs out;
+  out.potential = potential->data();
+  if (o.field) {
     fx->assign(m, 0.0);
     fy->assign(m, 0.0);
+    out.field_x = fx->data();
+    out.field_y = fy->data();
   }
-  // Coordinates scaled by 2^-k when their extent would overflow r^2 (as the Solver does,
-  // solver/points.hpp): log|x - y| = log S + log|u - v|, E = E_u / S.
-  // Views of the caller's arrays unless scaled (then copies): no copy of N points for a sample.
-  const PreparedPoints pts = prepare_points(x, y, tx, ty, threads);
-  const double* sx = pts.src.x;
-  const double* sy = pts.src.y;
-  const double* gx = pts.targets().x;
-  const double* gy = pts.targets().y;
-  const double log_s = pts.log_scale(), inv_s = 1.0 / pts.scale();
-  const std::size_t n = x.size();
-#pragma omp parallel for num_threads(threads > 0 ? threads : omp_get_max_threads()) \
-    schedule(dynamic, 16)
-  for (std::size_t k = 0; k < m; ++k) {
-    const std::size_t i = all ? k : which[k];
-    double phi = 0, ex = 0, ey = 0, paired = 0;  // paired: the charge of the sources not skipped
-    for (std::size_t j = 0; j < n; ++j) {
-      if (field)
-        log_pair_field(gx[i], gy[i], sx[j], sy[j], q[j], &phi, &ex, &ey);
-      else
-        log_pair(gx[i], gy[i], sx[j], sy[j], q[j], &phi);
-      if (pts.scaled() && (gx[i] != sx[j] || gy[i] != sy[j])) paired += q[j];
-    }
-    (*potential)[k] = phi + log_s * paired;
-    if (field) {
-      (*fx)[k] = ex * inv_s;
-      (*fy)[k] = ey * inv_s;
-    }
-  }
+  direct_sum(x, y, tx, ty, in, o, which, out);
 }
 
 namespace {

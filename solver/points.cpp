@@ -71,8 +71,16 @@ void check_finite_points(const std::vector<double>& x, const std::vector<double>
 }
 
 void check_finite_charges(const double* q, std::size_t n) {
-  for (std::size_t j = 0; j < n; ++j)
-    if (!std::isfinite(q[j])) throw InvalidInput("charge " + std::to_string(j) + " is not finite");
+  check_finite_rows(q, 1, n, "charge");
+}
+
+void check_finite_rows(const double* v, int nd, std::size_t n, const char* what) {
+  for (int d = 0; d < nd; ++d)
+    for (std::size_t j = 0; j < n; ++j)
+      if (!std::isfinite(v[std::size_t(d) * n + j]))
+        throw InvalidInput(std::string(what) + " " + std::to_string(j) +
+                           (nd > 1 ? " of density " + std::to_string(d) : std::string()) +
+                           " is not finite");
 }
 
 Tree build_tree(const std::vector<double>& x, const std::vector<double>& y,
@@ -256,34 +264,60 @@ void find_coincident_sources(const std::vector<double>& x, const std::vector<dou
   }
 }
 
-const double* merged_charges(const PreparedPoints& p, const double* q,
-                             std::vector<double>* q_merged, int threads) {
-  if (!p.merged()) return q;
-  const std::int64_t nu = std::int64_t(p.sources());
-  q_merged->resize(nu);
-#pragma omp parallel for num_threads(team_size(threads)) schedule(static)
-  for (std::int64_t u = 0; u < nu; ++u) {
-    double s = 0;
-    for (std::int64_t k = p.member_begin[u]; k < p.member_begin[u + 1]; ++k) s += q[p.member[k]];
-    (*q_merged)[u] = s;
+const double* merged_rows(const PreparedPoints& p, const double* v, int nd,
+                          std::vector<double>* out, int threads) {
+  if (!p.merged()) return v;
+  const std::int64_t nu = std::int64_t(p.sources()), n = std::int64_t(p.caller_sources);
+  out->resize(std::size_t(nd) * std::size_t(nu));
+#pragma omp parallel for num_threads(team_size(threads)) schedule(static) collapse(2)
+  for (int d = 0; d < nd; ++d) {
+    for (std::int64_t u = 0; u < nu; ++u) {
+      double s = 0;
+      for (std::int64_t k = p.member_begin[u]; k < p.member_begin[u + 1]; ++k)
+        s += v[d * n + p.member[k]];
+      (*out)[std::size_t(d * nu + u)] = s;
+    }
   }
-  return q_merged->data();
+  return out->data();
+}
+
+void dipole_moments(const PreparedPoints& p, const double* strength, const double* vectors,
+                    bool per_density, int nd, std::vector<double>* mx, std::vector<double>* my,
+                    int threads) {
+  const std::int64_t n = std::int64_t(p.caller_sources);
+  mx->resize(std::size_t(nd) * std::size_t(n));
+  my->resize(std::size_t(nd) * std::size_t(n));
+  const double inv_s = std::ldexp(1.0, -p.scale_exponent);
+#pragma omp parallel for num_threads(team_size(threads)) schedule(static) collapse(2)
+  for (int d = 0; d < nd; ++d) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double* v = vectors + (per_density ? 2 * d * n : 0);
+      const double ds = strength[d * n + j] * inv_s;
+      (*mx)[std::size_t(d * n + j)] = ds * v[j];
+      (*my)[std::size_t(d * n + j)] = ds * v[n + j];
+    }
+  }
 }
 
 void unscale(const PreparedPoints& p, const double* q, double* potential, double* fx, double* fy,
-             int threads) {
+             double* hxx, double* hxy, int threads) {
   if (!p.scaled()) return;
   const std::int64_t ns = std::int64_t(p.sources()), nt = std::int64_t(p.coincident.size());
   double total = 0;
-  for (std::int64_t j = 0; j < ns; ++j) total += q[j];
+  if (q)
+    for (std::int64_t j = 0; j < ns; ++j) total += q[j];
   const double log_s = p.log_scale(), inv_s = std::ldexp(1.0, -p.scale_exponent);
 #pragma omp parallel for num_threads(team_size(threads)) schedule(static)
   for (std::int64_t i = 0; i < nt; ++i) {
     const std::int64_t c = p.coincident[i];
-    potential[i] += log_s * (total - (c >= 0 ? q[c] : 0.0));
+    if (q) potential[i] += log_s * (total - (c >= 0 ? q[c] : 0.0));
     if (fx) {
       fx[i] *= inv_s;
       fy[i] *= inv_s;
+    }
+    if (hxx) {  // twice: 1/S^2 alone may underflow
+      hxx[i] = hxx[i] * inv_s * inv_s;
+      hxy[i] = hxy[i] * inv_s * inv_s;
     }
   }
 }

@@ -28,6 +28,16 @@ void check_finite_points(const std::vector<double>& x, const std::vector<double>
                          const char* what);
 /// Throws InvalidInput naming the first charge that is not finite: "charge 1 is not finite".
 void check_finite_charges(const double* q, std::size_t n);
+/// The same for nd rows of n values: "`what` 7 of density 2 is not finite" (nd > 1), or "`what`
+/// 7 is not finite".
+void check_finite_rows(const double* v, int nd, std::size_t n, const char* what);
+
+/// \brief One evaluation's strengths as the tree's sources carry them: nd x sources() each, in
+/// the caller's order (merged sources summed), the moments d v divided by the coordinates'
+/// scale; null for an absent kind.
+struct Strengths {
+  const double *q = nullptr, *mx = nullptr, *my = nullptr;
+};
 
 /// A tree of the caller's points: check_points, then sort_tree_points, grow_tree,
 /// attach_points (what the tests and the timing harness build; the Solver prepares its points
@@ -64,7 +74,7 @@ struct PreparedPoints {
   /// The targets as points, the sources in self-evaluation.
   PointsRef targets() const { return tgt.n ? tgt : src; }
   /// Frees the coordinates (copies and views) once the tree and the back end hold theirs; the
-  /// counts, merge and scale stay for merged_charges and unscale.
+  /// counts, merge and scale stay for merged_rows and unscale.
   void release_coordinates();
   double log_scale() const;
   double scale() const;
@@ -93,14 +103,22 @@ void find_coincident_sources(const std::vector<double>& x, const std::vector<dou
                              const std::vector<double>& tx, const std::vector<double>& ty,
                              PreparedPoints* points);
 
-/// The tree's charges from the caller's: summed over merged sources (q_tree has sources()
-/// entries), or q itself when none were merged.
-const double* merged_charges(const PreparedPoints& points, const double* q,
-                             std::vector<double>* q_merged, int threads);
+/// The tree's values of nd rows of the caller's (nd x caller_sources): summed over merged
+/// sources (out: nd x sources()), or `v` itself when none were merged.
+const double* merged_rows(const PreparedPoints& points, const double* v, int nd,
+                          std::vector<double>* out, int threads);
 
-/// When scaled: potential += log S * (sum of the charges - the charge at the target's position),
-/// field /= S (caller target order; q are the tree's charges).
+/// The dipoles' moments m = d v of nd densities (nd x caller_sources each; v: 2 x n, or
+/// nd x 2 x n per density), divided by the coordinates' scale S (exact: a power of two): in the
+/// tree's coordinates a dipole's potential is (m / S) . (u - v) / |u - v|^2.
+void dipole_moments(const PreparedPoints& points, const double* strength, const double* vectors,
+                    bool per_density, int nd, std::vector<double>* mx, std::vector<double>* my,
+                    int threads);
+
+/// When scaled, for one density: potential += log S * (sum of the charges - the charge at the
+/// target's position) (q, the tree's charges, may be null: dipoles alone have no log S term),
+/// field /= S, Hessian /= S^2 (caller target order; null outputs are skipped).
 void unscale(const PreparedPoints& points, const double* q, double* potential, double* fx,
-             double* fy, int threads);
+             double* fy, double* hxx, double* hxy, int threads);
 
 }  // namespace mlfma2d

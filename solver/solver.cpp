@@ -67,8 +67,10 @@ struct Solver::Impl {
   Timings timings;
   AutoChoice choice;
   std::vector<std::string> warnings;
-  std::vector<double> q_merged;
-  Array<double> q_tree, far_phi, far_ex, far_ey;  // tree order
+  // One evaluation's strengths: the dipoles' moments (caller order), merged rows, tree order.
+  std::vector<double> mom_x, mom_y, q_merged, mx_merged, my_merged;
+  Array<double> q_tree, mx_tree, my_tree;                   // nd x sources, tree order
+  Array<double> far_phi, far_ex, far_ey, far_hxx, far_hxy;  // nd x targets, tree order
 
   /// Whether evaluations pin their threads: a CPU for each (a core left to a device back end's
   /// host thread included), two threads at least beside a device back end, and threads for
@@ -103,7 +105,9 @@ struct Solver::Impl {
       // thread has been starting meanwhile).
       const TraceScope trace("back end resolved");
       choice.backend_chosen = opt.backend == "auto";
-      choice.backend = choice.backend_chosen ? auto_backend() : opt.backend;
+      choice.backend = choice.backend_chosen ? auto_backend(needs()) : opt.backend;
+      std::string why;
+      if (!backend_takes(choice.backend, needs(), &why)) throw InvalidInput(why);
     }
     make_tree_and_plan(sorted, p, build);
     attach_points(&tree, std::move(sorted));
@@ -150,7 +154,7 @@ struct Solver::Impl {
       timed(&timings.choose, [&] {
         const TraceScope trace("choose: candidate trees and plans");
         CapacityChoice c =
-            choose_capacity(sorted, kind, cost_model(p), p, opt.field, plan_options(p), build);
+            choose_capacity(sorted, kind, cost_model(p), p, shape(), plan_options(p), build);
         tree = std::move(c.tree);
         plan = std::move(c.plan);
         timings.plan = c.plan_seconds;  // within choose, not beside it
@@ -198,17 +202,35 @@ struct Solver::Impl {
     NearFieldProblem problem =
         make_near_field_problem(tree, plan, points.src.x, points.src.y, targets.x, targets.y);
     problem.field = opt.field;
+    problem.hessian = opt.hessian;
+    problem.densities = opt.densities;
+    problem.charges = opt.charges;
+    problem.dipoles = opt.dipoles;
     problem.threads = threads;
     problem.gpu_memory = opt.gpu_memory;
     problem.chunk_targets = opt.chunk_targets;
     near->setup(problem);
   }
 
-  // The cost model's constants for this machine, back end, threads, p and field: from the cache,
-  // else measured now (and cached).
+  // What the back end must take beyond charges, potential and field.
+  BackendNeeds needs() const { return BackendNeeds{opt.dipoles, opt.hessian}; }
+
+  // What one evaluation carries and computes.
+  FarShape shape() const {
+    FarShape f;
+    f.densities = opt.densities;
+    f.charges = opt.charges;
+    f.dipoles = opt.dipoles;
+    f.field = opt.field;
+    f.hessian = opt.hessian;
+    return f;
+  }
+
+  // The cost model's constants for this machine, back end, threads, p and what an evaluation
+  // carries: from the cache, else measured now (and cached).
   CostModel cost_model(int p) {
     const CalibrationKey key =
-        calibration_key(choice.backend, threads, p, opt.field,
+        calibration_key(choice.backend, threads, p, shape(),
                         places_threads(backend_runs_on_device(choice.backend)));
     const std::string cache = opt.calibration_cache == "none" ? std::string()
                               : opt.calibration_cache.empty() ? default_calibration_cache()
@@ -290,6 +312,11 @@ struct Solver::Impl {
     parse_tree_kind(opt.tree);                   // throws for an unknown tree
     if (opt.threads < 0)
       throw InvalidInput("threads must be >= 1 (0 = default), got " + std::to_string(opt.threads));
+    if (opt.densities < 1 || opt.densities > kMaxDensities)
+      throw InvalidInput("densities must be in 1.." + std::to_string(kMaxDensities) + ", got " +
+                         std::to_string(opt.densities));
+    if (!opt.charges && !opt.dipoles)
+      throw InvalidInput("the sources carry neither charges nor dipoles: set charges or dipoles");
     // An unknown back-end name fails here, before any work (making it throws, naming the valid
     // ones); whether it can run here is asked when it is made.
     const std::vector<std::string> names = near_field_backends();
@@ -306,15 +333,13 @@ struct Solver::Impl {
     stats.merged_sources = points.caller_sources - points.sources();
     stats.coordinate_scale = points.scale();
     stats.accuracy_floor = opt.terms == 0 && opt.eps < kAttainableError ? kAttainableError : 0;
-    stats.far_flops = far_field_flops(tree, plan, p, opt.field);
+    stats.far_flops = far_field_flops(tree, plan, p, shape());
     stats.terms = p;
   }
 
   // One evaluation: the near field beside the far field, their sum in caller order.
-  void evaluate(const double* caller_q, double* phi, double* fx, double* fy) {
-    check_finite_charges(caller_q, points.caller_sources);
-    if (!phi) throw InvalidInput("no potential output given");
-    if (opt.field && (!fx || !fy)) throw InvalidInput("field requested but no field output given");
+  void evaluate(const Densities& in, const Outputs& out) {
+    check_evaluation(in, out);
     Timings& t = timings;
     t.p2m = t.m2m = t.m2l = t.p2l = t.l2l = t.l2p = t.m2p = t.far = t.near = t.total = 0;
     t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
@@ -325,8 +350,8 @@ struct Solver::Impl {
     // evaluation has this size (team_size says why).
     const bool device = near->runs_on_device();
     const int team = device ? std::max(1, threads - 1) : threads;
-    // The tree's charges: merged sources carry the sum of theirs.
-    const double* q = merged_charges(points, caller_q, &q_merged, team);
+    // The tree's strengths: merged sources carry the sum of theirs, dipoles their moments.
+    const Strengths s = strengths(in, team);
 
     // Near field (P2P): the back end writes the caller-order outputs; the far field is added
     // after.
@@ -334,70 +359,162 @@ struct Solver::Impl {
     NearFieldTimings near_times;
     EvaluationThreads run(placement, team, stats.threads_placed, device,
                           backend_is_resident(choice.backend));
-    run.start_near_field(
-        [&] { timed(&t.near, [&] { near->evaluate(q, phi, fx, fy, &near_times); }); });
-    timed(&t.far, [&] { far_field(q, team); });
+    run.start_near_field([&] {
+      timed(&t.near, [&] {
+        near->evaluate(
+            NearSources{s.q, s.mx, s.my},
+            NearOutputs{out.potential, opt.field ? out.field_x : nullptr,
+                        opt.field ? out.field_y : nullptr, opt.hessian ? out.hessian_xx : nullptr,
+                        opt.hessian ? out.hessian_xy : nullptr},
+            &near_times);
+      });
+    });
+    timed(&t.far, [&] { far_field(s, team); });
     run.join();  // rethrows the back end's error, if any
     t.near_collect = near_times.collect;
     t.near_transfer = near_times.transfer;
     t.near_kernel = near_times.kernel;
     t.near_return = near_times.ret;
     stats.device_memory = std::max(stats.device_memory, near_times.device_bytes);
-    timed(&t.far, [&] { add_far_field(phi, fx, fy, team); });
-    // Back from scaled coordinates (only when the extent needed it): + log S per paired charge.
-    unscale(points, q, phi, opt.field ? fx : nullptr, opt.field ? fy : nullptr, team);
+    timed(&t.far, [&] { add_far_field(out, team); });
+    finish_outputs(s, out, team);
     t.total = now_seconds() - t0;
+  }
+
+  // The arrays the options ask for are given, and their values finite.
+  void check_evaluation(const Densities& in, const Outputs& out) const {
+    const std::size_t n = points.caller_sources;
+    const int nd = opt.densities;
+    if (opt.charges) {
+      if (!in.charges) throw InvalidInput("no charges given (Options::charges is set)");
+      check_finite_rows(in.charges, nd, n, "charge");
+    }
+    if (opt.dipoles) {
+      if (!in.dipole_strengths || !in.dipole_vectors)
+        throw InvalidInput("no dipole strengths or orientations given (Options::dipoles is set)");
+      check_finite_rows(in.dipole_strengths, nd, n, "dipole strength");
+      check_finite_rows(in.dipole_vectors, in.vectors_per_density ? 2 * nd : 2, n,
+                        "dipole orientation component");
+    }
+    if (!out.potential) throw InvalidInput("no potential output given");
+    if (opt.field && (!out.field_x || !out.field_y))
+      throw InvalidInput("field requested but no field output given");
+    if (opt.hessian && (!out.hessian_xx || !out.hessian_xy || !out.hessian_yy))
+      throw InvalidInput("Hessian requested but no Hessian output given");
+  }
+
+  // The strengths as the tree's sources carry them (solver/points.hpp: Strengths).
+  Strengths strengths(const Densities& in, int team) {
+    const int nd = opt.densities;
+    Strengths s;
+    if (opt.charges) s.q = merged_rows(points, in.charges, nd, &q_merged, team);
+    if (opt.dipoles) {
+      dipole_moments(points, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd,
+                     &mom_x, &mom_y, team);
+      s.mx = merged_rows(points, mom_x.data(), nd, &mx_merged, team);
+      s.my = merged_rows(points, mom_y.data(), nd, &my_merged, team);
+    }
+    return s;
+  }
+
+  // Back from scaled coordinates (only when the extent needed it: + log S per paired charge,
+  // derivatives / S per order), and d2phi/dy2 = -d2phi/dx2.
+  void finish_outputs(const Strengths& s, const Outputs& out, int team) const {
+    const std::size_t ns = points.sources(), nt = points.caller_targets;
+    for (int d = 0; d < opt.densities; ++d) {
+      const std::size_t o = std::size_t(d) * nt;
+      auto at = [&](double* a) { return a ? a + o : nullptr; };
+      unscale(points, s.q ? s.q + d * ns : nullptr, out.potential + o,
+              opt.field ? at(out.field_x) : nullptr, opt.field ? at(out.field_y) : nullptr,
+              opt.hessian ? at(out.hessian_xx) : nullptr,
+              opt.hessian ? at(out.hessian_xy) : nullptr, team);
+    }
+    if (opt.hessian) {
+      const std::size_t all = std::size_t(opt.densities) * nt;
+#pragma omp parallel for num_threads(team) schedule(static)
+      for (std::size_t i = 0; i < all; ++i) out.hessian_yy[i] = -out.hessian_xx[i];
+    }
   }
 
   // The far field in tree order: the upward pass, the interaction lists (V by M2L, X by P2L), the
   // downward pass, the W lists by M2P (docs/math.md, sections 3 and 4).
-  void far_field(const double* q, int team) {
+  void far_field(const Strengths& s, int team) {
     Timings& t = timings;
     const int L = tree.levels;
-    clear_far_outputs(q, team);
-    double* ex = opt.field ? far_ex.data() : nullptr;
-    double* ey = opt.field ? far_ey.data() : nullptr;
-    timed(&t.p2m, [&] { P2M(tree, *ops, q_tree.data(), &exp, team); });
+    const FarSources src = tree_strengths(s, team);
+    const FarOutputs out = clear_far_outputs(team);
+    timed(&t.p2m, [&] { P2M(tree, *ops, src, &exp, team); });
     timed(&t.m2m, [&] {
       for (int l = L - 1; l >= 3; --l) M2M(tree, *ops, l, &exp, team);
     });
     timed(&t.m2l, [&] { M2L(tree, plan, *ops, 3, L, &exp, team); });
-    timed(&t.p2l, [&] { P2L(tree, plan, *ops, q_tree.data(), &exp, team); });
+    timed(&t.p2l, [&] { P2L(tree, plan, *ops, src, &exp, team); });
     timed(&t.l2l, [&] {
       for (int l = 4; l <= L; ++l) L2L(tree, *ops, l, &exp, team);
     });
-    timed(&t.l2p, [&] { L2P(tree, *ops, exp, far_phi.data(), ex, ey, team); });
-    timed(&t.m2p, [&] { M2P(tree, plan, *ops, exp, far_phi.data(), ex, ey, team); });
+    timed(&t.l2p, [&] { L2P(tree, *ops, exp, out, team); });
+    timed(&t.m2p, [&] { M2P(tree, plan, *ops, exp, out, team); });
   }
 
-  // The far field's inputs and outputs for this evaluation: the charges in tree order, the
-  // outputs and the expansions zeroed.
-  void clear_far_outputs(const double* q, int team) {
-    const std::size_t ns = tree.n_sources(), nt = tree.n_targets();
-    q_tree.resize(ns);
-    far_phi.resize(nt);
-    parallel_fill(far_phi.data(), nt, 0.0, team);
-    if (opt.field) {
-      far_ex.resize(nt);
-      far_ey.resize(nt);
-      parallel_fill(far_ex.data(), nt, 0.0, team);
-      parallel_fill(far_ey.data(), nt, 0.0, team);
-    }
+  // The far field's inputs for this evaluation: the strengths in tree order.
+  FarSources tree_strengths(const Strengths& s, int team) {
+    const std::size_t ns = tree.n_sources(), all = std::size_t(opt.densities) * ns;
+    FarSources f;
+    auto gather = [&](const double* from, Array<double>* to) {
+      to->resize(all);
+      double* t = to->data();
 #pragma omp parallel for num_threads(team) schedule(static)
-    for (std::size_t j = 0; j < ns; ++j) q_tree[j] = q[tree.src_index[j]];
-    exp.reset(tree, ops->p, team);
+      for (std::size_t k = 0; k < all; ++k) {
+        const std::size_t d = k / ns, j = k - d * ns;
+        t[k] = from[d * ns + std::size_t(tree.src_index[j])];
+      }
+      return t;
+    };
+    if (s.q) f.q = gather(s.q, &q_tree);
+    if (s.mx) {
+      f.mx = gather(s.mx, &mx_tree);
+      f.my = gather(s.my, &my_tree);
+    }
+    return f;
+  }
+
+  // The far field's outputs, zeroed, and the expansions.
+  FarOutputs clear_far_outputs(int team) {
+    const std::size_t all = std::size_t(opt.densities) * tree.n_targets();
+    auto zeroed = [&](Array<double>* a) {
+      a->resize(all);
+      parallel_fill(a->data(), all, 0.0, team);
+      return a->data();
+    };
+    FarOutputs out;
+    out.phi = zeroed(&far_phi);
+    if (opt.field) {
+      out.ex = zeroed(&far_ex);
+      out.ey = zeroed(&far_ey);
+    }
+    if (opt.hessian) {
+      out.hxx = zeroed(&far_hxx);
+      out.hxy = zeroed(&far_hxy);
+    }
+    exp.reset(tree, ops->p, opt.densities, team);
+    return out;
   }
 
   // The far field added to the near field's caller-order outputs.
-  void add_far_field(double* phi, double* fx, double* fy, int team) const {
-    const std::size_t nt = tree.n_targets();
+  void add_far_field(const Outputs& out, int team) const {
+    const std::size_t nt = tree.n_targets(), all = std::size_t(opt.densities) * nt;
 #pragma omp parallel for num_threads(team) schedule(static)
-    for (std::size_t i = 0; i < nt; ++i) {
-      const std::int64_t to = tree.tgt_index()[i];
-      phi[to] += far_phi[i];
+    for (std::size_t k = 0; k < all; ++k) {
+      const std::size_t d = k / nt, i = k - d * nt;
+      const std::size_t to = d * nt + std::size_t(tree.tgt_index()[i]);
+      out.potential[to] += far_phi[k];
       if (opt.field) {
-        fx[to] += far_ex[i];
-        fy[to] += far_ey[i];
+        out.field_x[to] += far_ex[k];
+        out.field_y[to] += far_ey[k];
+      }
+      if (opt.hessian) {
+        out.hessian_xx[to] += far_hxx[k];
+        out.hessian_xy[to] += far_hxy[k];
       }
     }
   }
@@ -424,25 +541,67 @@ Solver::Impl& Solver::impl() const {
 
 Result Solver::evaluate(const std::vector<double>& q) {
   Impl& s = impl();
-  if (q.size() != s.points.caller_sources)
-    throw InvalidInput("expected " + std::to_string(s.points.caller_sources) + " charges, got " +
-                       std::to_string(q.size()));
-  Result r;
-  const std::size_t nt = s.points.caller_targets;
-  r.potential.resize(nt);
-  if (s.opt.field) {
-    r.field_x.resize(nt);
-    r.field_y.resize(nt);
-  }
-  s.evaluate(q.data(), r.potential.data(), s.opt.field ? r.field_x.data() : nullptr,
-             s.opt.field ? r.field_y.data() : nullptr);
-  return r;
+  const std::size_t want = std::size_t(s.opt.densities) * s.points.caller_sources;
+  if (q.size() != want)
+    throw InvalidInput("expected " + std::to_string(want) + " charges" +
+                       (s.opt.densities > 1 ? " (" + std::to_string(s.opt.densities) + " x " +
+                                                  std::to_string(s.points.caller_sources) + ")"
+                                            : std::string()) +
+                       ", got " + std::to_string(q.size()));
+  if (!s.opt.charges || s.opt.dipoles)
+    throw InvalidInput("evaluate(q) takes charges alone: with dipoles, use evaluate(Densities)");
+  Densities in;
+  in.charges = q.data();
+  return evaluate(in);
 }
 
 void Solver::evaluate(const double* q, double* potential, double* fx, double* fy) {
   Impl& s = impl();
   if (!q) throw InvalidInput("no charges given");
-  s.evaluate(q, potential, fx, fy);
+  if (!s.opt.charges || s.opt.dipoles)
+    throw InvalidInput(
+        "evaluate(q, ...) takes charges alone: with dipoles, use "
+        "evaluate(Densities, Outputs)");
+  if (s.opt.hessian)
+    throw InvalidInput(
+        "evaluate(q, potential, fx, fy) has no Hessian outputs: use "
+        "evaluate(Densities, Outputs)");
+  Densities in;
+  in.charges = q;
+  Outputs out;
+  out.potential = potential;
+  out.field_x = fx;
+  out.field_y = fy;
+  s.evaluate(in, out);
+}
+
+Result Solver::evaluate(const Densities& in) {
+  Impl& s = impl();
+  Result r;
+  const std::size_t all = std::size_t(s.opt.densities) * s.points.caller_targets;
+  r.potential.resize(all);
+  Outputs out;
+  out.potential = r.potential.data();
+  if (s.opt.field) {
+    r.field_x.resize(all);
+    r.field_y.resize(all);
+    out.field_x = r.field_x.data();
+    out.field_y = r.field_y.data();
+  }
+  if (s.opt.hessian) {
+    r.hessian_xx.resize(all);
+    r.hessian_xy.resize(all);
+    r.hessian_yy.resize(all);
+    out.hessian_xx = r.hessian_xx.data();
+    out.hessian_xy = r.hessian_xy.data();
+    out.hessian_yy = r.hessian_yy.data();
+  }
+  s.evaluate(in, out);
+  return r;
+}
+
+void Solver::evaluate(const Densities& in, const Outputs& out) {
+  impl().evaluate(in, out);
 }
 
 const Options& Solver::options() const {

@@ -92,7 +92,7 @@ void expect_converges(const Geometry& s, double tol,
   for (int p : {4, 8, 16, 24}) {
     const Operators ops(p);
     Expansions e;
-    e.reset(s.tree, p, 0);
+    e.reset(s.tree, p, 1, 0);
     apply(ops, &e);
     const double err = error(e, p);
     EXPECT_LT(err, last) << "p = " << p;
@@ -105,7 +105,9 @@ TEST(FarField, P2MMatchesDirectSumAndConverges) {
   const Geometry s = make_setup();
   expect_converges(
       s, 1e-10,
-      [&](const Operators& ops, Expansions* e) { P2M(s.tree, ops, s.q.data(), e, kThreads); },
+      [&](const Operators& ops, Expansions* e) {
+        P2M(s.tree, ops, FarSources{s.q.data()}, e, kThreads);
+      },
       [&](const Expansions& e, int p) { return multipole_error(s, e, s.tree.levels, p); });
 }
 
@@ -114,7 +116,7 @@ TEST(FarField, M2MMatchesDirectSumAndConverges) {
   expect_converges(
       s, 1e-10,
       [&](const Operators& ops, Expansions* e) {
-        P2M(s.tree, ops, s.q.data(), e, kThreads);
+        P2M(s.tree, ops, FarSources{s.q.data()}, e, kThreads);
         for (int l = s.tree.levels - 1; l >= 3; --l) M2M(s.tree, ops, l, e, kThreads);
       },
       [&](const Expansions& e, int p) { return multipole_error(s, e, 3, p); });
@@ -159,7 +161,7 @@ TEST(FarField, M2LAndL2LMatchDirectSumAndConverge) {
     expect_converges(
         s, 1e-9,
         [&](const Operators& ops, Expansions* e) {
-          P2M(s.tree, ops, s.q.data(), e, kThreads);
+          P2M(s.tree, ops, FarSources{s.q.data()}, e, kThreads);
           for (int k = l - 1; k >= from; --k) M2M(s.tree, ops, k, e, kThreads);
           M2L(s.tree, s.plan, ops, from, from, e, kThreads);
           for (int k = from + 1; k <= l; ++k) L2L(s.tree, ops, k, e, kThreads);
@@ -176,11 +178,11 @@ TEST(FarField, L2PPotentialAndFieldMatchDirectSum) {
   for (int p : {4, 8, 16, 24}) {
     const Operators ops(p);
     Expansions e;
-    e.reset(t, p, 0);
-    P2M(t, ops, s.q.data(), &e, kThreads);
+    e.reset(t, p, 1, 0);
+    P2M(t, ops, FarSources{s.q.data()}, &e, kThreads);
     M2L(t, s.plan, ops, l, l, &e, kThreads);
     std::vector<double> phi(t.n_targets(), 0.0), ex(phi), ey(phi);
-    L2P(t, ops, e, phi.data(), ex.data(), ey.data(), kThreads);
+    L2P(t, ops, e, FarOutputs{phi.data(), ex.data(), ey.data()}, kThreads);
     // Reference: each target against the sources of its leaf's interaction list.
     const Level& leaf = t.level[t.levels];
     const M2LLevel& pairs = s.plan.m2l[l];
@@ -218,9 +220,9 @@ TEST(FarField, P2LMatchesDirectSumAndConverges) {
   for (int p : {4, 8, 16, 24}) {
     const Operators ops(p);
     Expansions e;
-    e.reset(t, p, 0);
+    e.reset(t, p, 1, 0);
     double num = 0, den = 0;
-    P2L(t, s.plan, ops, s.q.data(), &e, kThreads);
+    P2L(t, s.plan, ops, FarSources{s.q.data()}, &e, kThreads);
     for (int l = 3; l <= t.levels; ++l) {
       const BoxLists& x = s.plan.p2l[l];
       const double side = t.box_size(l);
@@ -258,11 +260,11 @@ TEST(FarField, M2PPotentialAndFieldMatchDirectSum) {
   for (int p : {4, 8, 16, 24}) {
     const Operators ops(p);
     Expansions e;
-    e.reset(t, p, 0);
-    P2M(t, ops, s.q.data(), &e, kThreads);
+    e.reset(t, p, 1, 0);
+    P2M(t, ops, FarSources{s.q.data()}, &e, kThreads);
     for (int l = t.levels - 1; l >= 3; --l) M2M(t, ops, l, &e, kThreads);
     std::vector<double> phi(t.n_targets(), 0.0), ex(phi), ey(phi);
-    M2P(t, s.plan, ops, e, phi.data(), ex.data(), ey.data(), kThreads);
+    M2P(t, s.plan, ops, e, FarOutputs{phi.data(), ex.data(), ey.data()}, kThreads);
     // Reference: each target against the sources of its leaf's W boxes.
     std::vector<double> rp(phi.size(), 0.0), rx(rp), ry(rp);
     for (std::size_t i = 0; i < near.leaves(); ++i)

@@ -2,13 +2,15 @@
 /// \file mlfma2d.hpp
 /// Public API of mlfma2d: a Wang-style multilevel fast multipole method for the 2D log kernel.
 ///
-/// Convention (units-free): for targets x_i and sources y_j with real charges q_j,
-///     phi(x_i) = sum_j q_j * log|x_i - y_j|
-///     E(x_i)   = -grad phi(x_i) = -sum_j q_j (x_i - y_j) / |x_i - y_j|^2
+/// Convention (units-free): for targets x_i and sources y_j with real charges q_j and dipoles of
+/// strength d_j and orientation v_j (docs/math.md section 1),
+///     phi(x_i) = sum_j q_j log|x_i - y_j| + sum_j d_j v_j . (x_i - y_j) / |x_i - y_j|^2
+///     E(x_i)   = -grad phi(x_i),   H(x_i) = the Hessian of phi (d2/dx2, d2/dxdy, d2/dy2)
 /// No 1/(2 pi) factor. A pair whose two points coincide exactly (x_i == y_j) is skipped, so in
 /// self-evaluation (targets = sources) the self pair contributes nothing.
 ///
-/// Typical use: build a Solver once for a geometry, then evaluate many charge vectors on it.
+/// Typical use: build a Solver once for a geometry, then evaluate many charge vectors on it --
+/// or Options::densities of them at once, in one pass over the tree.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -52,7 +54,15 @@ struct Options {
   /// OMP_PROC_BIND, GOMP_CPU_AFFINITY or KMP_AFFINITY is set or the process has fewer CPUs than
   /// threads.
   bool place_threads = true;
-  bool field = false;          ///< also compute the field E = -grad phi
+  bool field = false;  ///< also compute the field E = -grad phi
+  /// Also compute the Hessian of phi at the targets: d2phi/dx2, d2phi/dxdy, d2phi/dy2.
+  bool hessian = false;
+  /// nd: the density vectors one evaluation takes and returns together (one pass over the tree;
+  /// the near field computes each pair's kernel once for all of them). Arrays are nd x N,
+  /// row-major: density d's value for source j at d * N + j.
+  int densities = 1;
+  bool charges = true;         ///< the sources carry charges q
+  bool dipoles = false;        ///< the sources carry dipoles (strength d, orientation v)
   std::size_t gpu_memory = 0;  ///< device-memory budget in bytes for GPU back ends; 0 = free memory
   std::size_t chunk_targets = 0;  ///< GPU back ends: at most this many targets per chunk; 0 = auto
   /// ct auto: the file caching the cost model's constants per machine ("" = the default place,
@@ -133,10 +143,36 @@ struct AutoChoice {
   std::string reason;                         ///< one sentence for reports
 };
 
-/// \brief Output of one evaluation, in the caller's target order.
+/// \brief One evaluation's source strengths: Options::densities (nd) vectors, each array nd x N
+/// row-major (density d's value for source j at d * N + j). Those the options ask for must be
+/// given; the others are ignored.
+struct Densities {
+  const double* charges = nullptr;           ///< q: nd x N (Options::charges)
+  const double* dipole_strengths = nullptr;  ///< d: nd x N (Options::dipoles)
+  /// v: 2 x N (the x components, then the y components), one orientation per source shared by
+  /// every density; or, with vectors_per_density, nd x 2 x N (FMM2D's dipvec). The dipole's
+  /// moment is d v: v need not have unit length.
+  const double* dipole_vectors = nullptr;
+  bool vectors_per_density = false;
+};
+
+/// \brief Where one evaluation writes, in the caller's target order: each array nd x M
+/// row-major (density d's value at target i at d * M + i). The potential is always written; the
+/// field with Options::field, the Hessian with Options::hessian (null otherwise).
+struct Outputs {
+  double* potential = nullptr;
+  double *field_x = nullptr, *field_y = nullptr;
+  double *hessian_xx = nullptr, *hessian_xy = nullptr, *hessian_yy = nullptr;
+};
+
+/// \brief Output of one evaluation, in the caller's target order: each vector nd x M
+/// row-major (nd = Options::densities; M targets).
 struct Result {
   std::vector<double> potential;         ///< phi at each target
   std::vector<double> field_x, field_y;  ///< E at each target, empty unless Options::field
+  /// The Hessian of phi, empty unless Options::hessian (hessian_yy = -hessian_xx: phi is
+  /// harmonic away from the sources).
+  std::vector<double> hessian_xx, hessian_xy, hessian_yy;
 };
 
 /// \brief The fast multipole solver: a tree and an interaction plan built once for a geometry,
@@ -152,10 +188,15 @@ class Solver {
   Solver(Solver&&) noexcept;
   Solver& operator=(Solver&&) noexcept;
 
-  /// Potential (and field if Options::field) for charges q (one per source).
+  /// Potential (and field, Hessian as the options ask) for charges q: nd x N (one per source
+  /// and density). Options::dipoles needs the overloads with Densities.
   Result evaluate(const std::vector<double>& q);
-  /// Same, writing into caller arrays of n_targets entries; fx, fy may be null when no field.
+  /// Same, writing into caller arrays of nd x n_targets entries; fx, fy may be null when no
+  /// field (Options::hessian needs the overload with Outputs).
   void evaluate(const double* q, double* potential, double* fx, double* fy);
+  /// The general evaluation: charges and/or dipoles of nd densities.
+  Result evaluate(const Densities& sources);
+  void evaluate(const Densities& sources, const Outputs& outputs);
 
   const Options& options() const;
   const TreeStats& stats() const;
@@ -178,6 +219,8 @@ int terms_for_eps(double eps);
 constexpr int kMaxTerms = 60;
 /// \brief The deepest supported tree level (64-bit Morton keys, double coordinates).
 constexpr int kMaxLevels = 30;
+/// \brief The most densities (Options::densities) one evaluation takes.
+constexpr int kMaxDensities = 1024;
 
 /// \brief Names of the near-field back ends this build knows, e.g. {"cpu","indexing","repetition"}.
 std::vector<std::string> near_field_backends();
@@ -206,6 +249,23 @@ void start_device(const std::string& backend = "auto");
 /// A program that started the device calls it before it exits (a Solver that needs the device
 /// waits for it anyway).
 void wait_for_device();
+
+/// \brief What a direct sum computes: the kinds of sources and the outputs (the Options'
+/// fields of the same names).
+struct DirectOptions {
+  int densities = 1;
+  bool charges = true, dipoles = false;
+  bool field = false, hessian = false;
+  int threads = 0;
+};
+/// \brief Direct O(N M) summation of charges and/or dipoles of nd densities, the reference for
+/// accuracy: outputs at the targets listed in `which` (indices into tx/ty) or at all targets
+/// when `which` is empty, nd x (evaluated targets) each; outputs.potential must be given, the
+/// field and Hessian arrays when `o` asks for them.
+void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
+                const std::vector<double>& tx, const std::vector<double>& ty,
+                const Densities& sources, const DirectOptions& o,
+                const std::vector<std::size_t>& which, const Outputs& outputs);
 
 /// \brief Direct O(N M) summation (OpenMP), the reference for accuracy.
 /// Evaluates at the targets listed in `which` (indices into tx/ty), or at all targets when

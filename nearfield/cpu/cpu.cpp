@@ -1,6 +1,10 @@
 // The cpu back end, the reference for every other: near leaves in Morton order; for each target of
-// a leaf, the sum over the sources of its near list (its source ranges), in tree order. With AVX2
-// the sum runs 4 sources at a time through glibc's vector log (libmvec); otherwise scalar.
+// a leaf, the sum over the sources of its near list (its source ranges), in tree order, for every
+// density at once. A leaf's near sources are gathered into contiguous arrays; a target's sum runs
+// over them in blocks: first the terms every density shares (kernel/pair.hpp: log r2, g = 1/d and
+// its powers; with AVX2 4 sources at a time through glibc's vector log), then, density by
+// density, one straight vector loop over the block applying them.
+#include <algorithm>
 #include <vector>
 
 #include "kernel/pair.hpp"
@@ -12,175 +16,283 @@
 namespace mlfma2d {
 namespace {
 
-#ifdef __AVX2__
-constexpr int kLanes = 4;
-#else
-constexpr int kLanes = 1;
-#endif
+// Sources per block: the shared terms of one block stay in L1 (7 arrays of 64 doubles).
+constexpr int kBlock = 64;
 
-// The sources of one leaf's near list copied into contiguous arrays, padded with zero charges to
-// a multiple of the SIMD width, so each target's sum is one straight vector loop.
-struct E1Sources {
-  std::vector<double> x, y, q;
-  std::size_t n = 0;
-
-  void gather(const NearFieldProblem& p, const double* charges, std::size_t b) {
-    const NearField& near = *p.near;
-    n = 0;
-    for (std::int64_t k = near.range_begin[b]; k < near.range_begin[b + 1]; ++k) {
-      for (std::int64_t j = near.range[2 * k]; j < near.range[2 * k + 1]; ++j)
-        push(p.sx[j], p.sy[j], charges[j]);
-    }
-    while (n % kLanes) push(0.0, 0.0, 0.0);  // q = 0: contributes exactly 0
-  }
-
-  void push(double sx, double sy, double sq) {
-    if (x.size() <= n) {
-      x.resize(2 * n + 64);
-      y.resize(2 * n + 64);
-      q.resize(2 * n + 64);
-    }
-    x[n] = sx;
-    y[n] = sy;
-    q[n++] = sq;
-  }
-
-  // phi += sum_j q_j log|x - y_j|  (log_pair, vectorised: r2 == 0 is replaced by 1, whose log
-  // and whose field term (dx = dy = 0) are exactly 0 -- the skip rule of pair.hpp)
-  void sum(double tx, double ty, double* phi) const;
-  void sum_field(double tx, double ty, double* phi, double* ex, double* ey) const;
+// The strengths' channels per density: q, then mx, my.
+struct Channels {
+  int nd = 1, per = 1;  // densities; channels per density
+  bool charges = true, dipoles = false;
+  int q(int d) const { return d * per; }
+  int mx(int d) const { return d * per + (charges ? 1 : 0); }
+  int my(int d) const { return mx(d) + 1; }
+  int count() const { return nd * per; }
 };
 
+// The shared terms of one block of sources for one target.
+struct BlockTerms {
+  alignas(64) double hl[kBlock], gx[kBlock], gy[kBlock], g2x[kBlock], g2y[kBlock], g3x[kBlock],
+      g3y[kBlock];
+};
+
+// The sources of one leaf's near list copied into contiguous arrays, padded with zero strengths
+// to a multiple of the block, so each block is whole.
+struct Gathered {
+  std::vector<double> x, y, w;  // w: channel c of source j at c * cap + j
+  std::size_t n = 0, cap = 0;
+
+  void gather(const NearFieldProblem& p, const Channels& ch,
+              const std::vector<const double*>& tree_channels, std::size_t b) {
+    const NearField& near = *p.near;
+    const std::size_t count = std::size_t(near.sources[b]);
+    const std::size_t padded = (count + kBlock - 1) / kBlock * kBlock;
+    if (padded > cap) {
+      cap = padded;
+      x.resize(cap);
+      y.resize(cap);
+      w.resize(cap * std::size_t(ch.count()));
+    }
+    n = 0;
+    for (std::int64_t k = near.range_begin[b]; k < near.range_begin[b + 1]; ++k) {
+      for (std::int64_t j = near.range[2 * k]; j < near.range[2 * k + 1]; ++j, ++n) {
+        x[n] = p.sx[j];
+        y[n] = p.sy[j];
+        for (int c = 0; c < ch.count(); ++c) w[c * cap + n] = tree_channels[c][j];
+      }
+    }
+    // Strength 0 at the first source's place: contributes exactly 0, and is no nearer any target
+    // than that source is.
+    for (; n < padded; ++n) {
+      x[n] = x[0];
+      y[n] = y[0];
+      for (int c = 0; c < ch.count(); ++c) w[c * cap + n] = 0;
+    }
+  }
+  const double* channel(int c) const { return w.data() + std::size_t(c) * cap; }
+};
+
+// The terms of sources [j0, j0 + kBlock) for target (tx, ty); false when a pair is closer than
+// the smallest normal r2 allows (the target is then summed again by the scalar pair.hpp).
+template <int kOrder, bool kCharge, bool kDipole>
+bool block_terms(const Gathered& g, std::size_t j0, double tx, double ty, BlockTerms* t) {
+  constexpr bool kG = kDipole || kOrder >= kField;
+  constexpr bool kG2 = (kDipole && kOrder >= kField) || kOrder >= kHessian;
+  constexpr bool kG3 = kDipole && kOrder >= kHessian;
+  const double* x = g.x.data() + j0;
+  const double* y = g.y.data() + j0;
 #ifdef __AVX2__
-// r2 with every lane below the smallest normal double replaced by 1 (log 1 = 0: skipped). Such
-// a lane is a coincident pair (dx = dy = 0, skipped by rule) or, rarely, two points closer than
-// about 1.5e-154, whose r2 lost its digits: `tiny` collects the bits of dx | dy of those lanes,
-// and a target with any such lane is summed again by the scalar pair.hpp, which scales them.
-inline __m256d masked_r2(__m256d dx, __m256d dy, __m256d* tiny) {
-  const __m256d r2 = _mm256_fmadd_pd(dx, dx, _mm256_mul_pd(dy, dy));
-  const __m256d small = _mm256_cmp_pd(r2, _mm256_set1_pd(kPairMinR2), _CMP_LT_OQ);
-  *tiny = _mm256_or_pd(*tiny, _mm256_and_pd(small, _mm256_or_pd(dx, dy)));
-  return _mm256_blendv_pd(r2, _mm256_set1_pd(1.0), small);
-}
-
-// Whether a lane of `tiny` holds a non-zero dx or dy (-0.0 counts as zero).
-inline bool any_tiny(__m256d tiny) {
-  return _mm256_movemask_pd(_mm256_cmp_pd(tiny, _mm256_setzero_pd(), _CMP_NEQ_UQ)) != 0;
-}
-
-inline double hsum(__m256d v) {
-  const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-  return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
-}
-
-void E1Sources::sum(double tx, double ty, double* phi) const {
-  const __m256d X = _mm256_set1_pd(tx), Y = _mm256_set1_pd(ty);
-  __m256d acc = _mm256_setzero_pd(), tiny = acc;
-  for (std::size_t j = 0; j < n; j += 4) {
-    const __m256d r2 = masked_r2(_mm256_sub_pd(X, _mm256_loadu_pd(&x[j])),
-                                 _mm256_sub_pd(Y, _mm256_loadu_pd(&y[j])), &tiny);
-    acc = _mm256_fmadd_pd(_mm256_loadu_pd(&q[j]), log4(r2), acc);
+  // r2 with every lane below the smallest normal double replaced by 1 (log 1 = 0, and there
+  // dx = dy = 0 gives g = 0: skipped). Such a lane is a coincident pair (skipped by rule) or,
+  // rarely, two points closer than about 1.5e-154: `tiny` collects dx | dy of those lanes.
+  const __m256d X = _mm256_set1_pd(tx), Y = _mm256_set1_pd(ty), one = _mm256_set1_pd(1.0);
+  __m256d tiny = _mm256_setzero_pd();
+  for (int j = 0; j < kBlock; j += 4) {
+    const __m256d dx = _mm256_sub_pd(X, _mm256_loadu_pd(x + j));
+    const __m256d dy = _mm256_sub_pd(Y, _mm256_loadu_pd(y + j));
+    const __m256d r2 = _mm256_fmadd_pd(dx, dx, _mm256_mul_pd(dy, dy));
+    const __m256d small = _mm256_cmp_pd(r2, _mm256_set1_pd(kPairMinR2), _CMP_LT_OQ);
+    tiny = _mm256_or_pd(tiny, _mm256_and_pd(small, _mm256_or_pd(dx, dy)));
+    const __m256d r2m = _mm256_blendv_pd(r2, one, small);
+    if (kCharge) _mm256_store_pd(t->hl + j, _mm256_mul_pd(_mm256_set1_pd(0.5), log4(r2m)));
+    if (kG) {
+      const __m256d inv = _mm256_div_pd(one, r2m);
+      _mm256_store_pd(t->gx + j, _mm256_mul_pd(dx, inv));
+      _mm256_store_pd(t->gy + j, _mm256_mul_pd(_mm256_sub_pd(_mm256_setzero_pd(), dy), inv));
+    }
   }
-  *phi = 0.5 * hsum(acc);
-  if (any_tiny(tiny)) {
-    double s = 0;
-    for (std::size_t j = 0; j < n; ++j) log_pair(tx, ty, x[j], y[j], q[j], &s);
-    *phi = s;
-  }
-}
-
-void E1Sources::sum_field(double tx, double ty, double* phi, double* ex, double* ey) const {
-  const __m256d X = _mm256_set1_pd(tx), Y = _mm256_set1_pd(ty);
-  __m256d acc = _mm256_setzero_pd(), ax = acc, ay = acc, tiny = acc;
-  for (std::size_t j = 0; j < n; j += 4) {
-    const __m256d dx = _mm256_sub_pd(X, _mm256_loadu_pd(&x[j]));
-    const __m256d dy = _mm256_sub_pd(Y, _mm256_loadu_pd(&y[j]));
-    const __m256d r2 = masked_r2(dx, dy, &tiny), qj = _mm256_loadu_pd(&q[j]);
-    acc = _mm256_fmadd_pd(qj, log4(r2), acc);
-    const __m256d s = _mm256_div_pd(qj, r2);  // E += -q (x - y) / r2
-    ax = _mm256_fnmadd_pd(s, dx, ax);
-    ay = _mm256_fnmadd_pd(s, dy, ay);
-  }
-  *phi = 0.5 * hsum(acc);
-  *ex = hsum(ax);
-  *ey = hsum(ay);
-  if (any_tiny(tiny)) {
-    double s = 0, sx = 0, sy = 0;
-    for (std::size_t j = 0; j < n; ++j) log_pair_field(tx, ty, x[j], y[j], q[j], &s, &sx, &sy);
-    *phi = s;
-    *ex = sx;
-    *ey = sy;
-  }
-}
+  if (_mm256_movemask_pd(_mm256_cmp_pd(tiny, _mm256_setzero_pd(), _CMP_NEQ_UQ)) != 0) return false;
 #else
-void E1Sources::sum(double tx, double ty, double* phi) const {
-  double acc = 0;
-  for (std::size_t j = 0; j < n; ++j) log_pair(tx, ty, x[j], y[j], q[j], &acc);
-  *phi = acc;
+  for (int j = 0; j < kBlock; ++j) {
+    PairTerms p;
+    const double dx = tx - x[j], dy = ty - y[j];
+    if (dx * dx + dy * dy < kPairMinR2 && (dx != 0 || dy != 0)) return false;
+    pair_terms<kOrder, kCharge, kDipole>(dx, dy, &p);  // a skipped pair leaves p zero
+    t->hl[j] = p.half_log;
+    t->gx[j] = p.gx;
+    t->gy[j] = p.gy;
+  }
+#endif
+  if (kG2) {
+#pragma omp simd
+    for (int j = 0; j < kBlock; ++j) {
+      const double gx = t->gx[j], gy = t->gy[j];
+      t->g2x[j] = gx * gx - gy * gy;
+      t->g2y[j] = 2.0 * gx * gy;
+      if (kG3) {
+        t->g3x[j] = t->g2x[j] * gx - t->g2y[j] * gy;
+        t->g3y[j] = t->g2x[j] * gy + t->g2y[j] * gx;
+      }
+    }
+  }
+  return true;
 }
 
-void E1Sources::sum_field(double tx, double ty, double* phi, double* ex, double* ey) const {
-  double acc = 0, ax = 0, ay = 0;
-  for (std::size_t j = 0; j < n; ++j) log_pair_field(tx, ty, x[j], y[j], q[j], &acc, &ax, &ay);
-  *phi = acc;
-  *ex = ax;
-  *ey = ay;
+// One density's sums over a block, the terms applied as add_pair does (kernel/pair.hpp).
+template <int kOrder, bool kCharge, bool kDipole>
+void block_sums(const BlockTerms& t, const double* q, const double* mx, const double* my,
+                PairSums* s) {
+  double phi = 0, ex = 0, ey = 0, hxx = 0, hxy = 0;
+#pragma omp simd reduction(+ : phi, ex, ey, hxx, hxy)
+  for (int j = 0; j < kBlock; ++j) {
+    PairTerms p;
+    p.half_log = t.hl[j];
+    p.gx = t.gx[j];
+    p.gy = t.gy[j];
+    p.g2x = t.g2x[j];
+    p.g2y = t.g2y[j];
+    p.g3x = t.g3x[j];
+    p.g3y = t.g3y[j];
+    PairSums a;
+    add_pair<kOrder, kCharge, kDipole>(p, kCharge ? q[j] : 0.0, kDipole ? mx[j] : 0.0,
+                                       kDipole ? my[j] : 0.0, &a);
+    phi += a.phi;
+    ex += a.ex;
+    ey += a.ey;
+    hxx += a.hxx;
+    hxy += a.hxy;
+  }
+  s->phi += phi;
+  s->ex += ex;
+  s->ey += ey;
+  s->hxx += hxx;
+  s->hxy += hxy;
 }
-#endif
 
 class CpuBackend final : public NearFieldBackend {
  private:
   void prepare() override {
     const NearFieldProblem& p = problem();
-    q_.resize(p.n_sources);
-    phi_.resize(p.n_targets);
+    ch_.nd = p.densities;
+    ch_.charges = p.charges;
+    ch_.dipoles = p.dipoles;
+    ch_.per = (p.charges ? 1 : 0) + (p.dipoles ? 2 : 0);
+    w_.resize(std::size_t(ch_.count()) * p.n_sources);
+    const std::size_t out = std::size_t(p.densities) * p.n_targets;
+    phi_.resize(out);
     if (p.field) {
-      ex_.resize(p.n_targets);
-      ey_.resize(p.n_targets);
+      ex_.resize(out);
+      ey_.resize(out);
+    }
+    if (p.hessian) {
+      hxx_.resize(out);
+      hxy_.resize(out);
     }
   }
 
-  void run(const double* q, double* potential, double* fx, double* fy,
-           NearFieldTimings* t) override {
+  void run(const NearSources& s, const NearOutputs& o, NearFieldTimings* t) override {
     const NearFieldProblem& p = problem();
-    const NearField& near = *p.near;
     const int threads = team_size(p.threads);
-    // collect: charges into tree order
+    const std::size_t ns = p.n_sources, nt = p.n_targets;
+    // collect: every channel into tree order
+    std::vector<const double*> tree_ch(std::size_t(ch_.count()));
     timed(&t->collect, [&] {
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (std::size_t j = 0; j < q_.size(); ++j) q_[j] = q[p.src_index[j]];
-    });
-    timed(&t->kernel, [&] {
-#pragma omp parallel num_threads(threads)
-      {
-        E1Sources e1;
-#pragma omp for schedule(dynamic, 64)
-        for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(near.leaves()); ++b) {
-          e1.gather(p, q_.data(), b);
-          for (std::int64_t i = near.leaf_tgt[b]; i < near.leaf_tgt[b + 1]; ++i) {
-            if (p.field)
-              e1.sum_field(p.tx[i], p.ty[i], &phi_[i], &ex_[i], &ey_[i]);
-            else
-              e1.sum(p.tx[i], p.ty[i], &phi_[i]);
-          }
+      for (int d = 0; d < ch_.nd; ++d) {
+        if (ch_.charges) gather_channel(s.q + d * ns, ch_.q(d), threads, &tree_ch);
+        if (ch_.dipoles) {
+          gather_channel(s.mx + d * ns, ch_.mx(d), threads, &tree_ch);
+          gather_channel(s.my + d * ns, ch_.my(d), threads, &tree_ch);
         }
       }
     });
+    timed(&t->kernel, [&] {
+      dispatch_pair(p.order(), p.charges, p.dipoles, [&](auto o_, auto c_, auto d_) {
+        sums<decltype(o_)::value, decltype(c_)::value, decltype(d_)::value>(tree_ch, threads);
+      });
+    });
     // return: scatter into the caller's target order
     timed(&t->ret, [&] {
+      const std::size_t all = std::size_t(ch_.nd) * nt;
 #pragma omp parallel for num_threads(threads) schedule(static)
-      for (std::size_t i = 0; i < phi_.size(); ++i) {
-        const std::int64_t to = p.tgt_index[i];
-        potential[to] = phi_[i];
+      for (std::size_t k = 0; k < all; ++k) {
+        const std::size_t d = k / nt, i = k - d * nt;
+        const std::size_t to = d * nt + std::size_t(p.tgt_index[i]);
+        o.phi[to] = phi_[k];
         if (p.field) {
-          fx[to] = ex_[i];
-          fy[to] = ey_[i];
+          o.ex[to] = ex_[k];
+          o.ey[to] = ey_[k];
+        }
+        if (p.hessian) {
+          o.hxx[to] = hxx_[k];
+          o.hxy[to] = hxy_[k];
         }
       }
     });
   }
 
-  std::vector<double> q_, phi_, ex_, ey_;  // tree order
+  void gather_channel(const double* caller, int c, int threads,
+                      std::vector<const double*>* tree_ch) {
+    const NearFieldProblem& p = problem();
+    double* to = w_.data() + std::size_t(c) * p.n_sources;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::size_t j = 0; j < p.n_sources; ++j) to[j] = caller[p.src_index[j]];
+    (*tree_ch)[std::size_t(c)] = to;
+  }
+
+  template <int kOrder, bool kCharge, bool kDipole>
+  void sums(const std::vector<const double*>& tree_ch, int threads) {
+    const NearFieldProblem& p = problem();
+    const NearField& near = *p.near;
+    const std::size_t nt = p.n_targets;
+    const Channels ch = ch_;
+#pragma omp parallel num_threads(threads)
+    {
+      Gathered g;
+      BlockTerms terms;
+      std::vector<PairSums> acc(std::size_t(ch.nd));
+#pragma omp for schedule(dynamic, 64)
+      for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(near.leaves()); ++b) {
+        g.gather(p, ch, tree_ch, std::size_t(b));
+        for (std::int64_t i = near.leaf_tgt[b]; i < near.leaf_tgt[b + 1]; ++i) {
+          std::fill(acc.begin(), acc.end(), PairSums{});
+          bool tiny = false;
+          for (std::size_t j0 = 0; j0 < g.n && !tiny; j0 += kBlock) {
+            tiny = !block_terms<kOrder, kCharge, kDipole>(g, j0, p.tx[i], p.ty[i], &terms);
+            if (tiny) break;
+            for (int d = 0; d < ch.nd; ++d) {
+              const double* q = kCharge ? g.channel(ch.q(d)) + j0 : nullptr;
+              const double* mx = kDipole ? g.channel(ch.mx(d)) + j0 : nullptr;
+              const double* my = kDipole ? g.channel(ch.my(d)) + j0 : nullptr;
+              block_sums<kOrder, kCharge, kDipole>(terms, q, mx, my, &acc[std::size_t(d)]);
+            }
+          }
+          if (tiny) scalar_sums<kOrder, kCharge, kDipole>(g, ch, p.tx[i], p.ty[i], &acc);
+          for (int d = 0; d < ch.nd; ++d) {
+            const std::size_t k = std::size_t(d) * nt + std::size_t(i);
+            const PairSums& a = acc[std::size_t(d)];
+            phi_[k] = a.phi;
+            if (kOrder >= kField && p.field) {
+              ex_[k] = a.ex;
+              ey_[k] = a.ey;
+            }
+            if (kOrder >= kHessian) {
+              hxx_[k] = a.hxx;
+              hxy_[k] = a.hxy;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // A target with a pair closer than about 1.5e-154: every pair through pair.hpp's scaled path.
+  template <int kOrder, bool kCharge, bool kDipole>
+  static void scalar_sums(const Gathered& g, const Channels& ch, double tx, double ty,
+                          std::vector<PairSums>* acc) {
+    std::fill(acc->begin(), acc->end(), PairSums{});
+    for (int d = 0; d < ch.nd; ++d) {
+      const double* q = kCharge ? g.channel(ch.q(d)) : nullptr;
+      const double* mx = kDipole ? g.channel(ch.mx(d)) : nullptr;
+      const double* my = kDipole ? g.channel(ch.my(d)) : nullptr;
+      for (std::size_t j = 0; j < g.n; ++j)
+        accumulate_pair<kOrder, kCharge, kDipole>(tx, ty, g.x[j], g.y[j], kCharge ? q[j] : 0.0,
+                                                  kDipole ? mx[j] : 0.0, kDipole ? my[j] : 0.0,
+                                                  &(*acc)[std::size_t(d)]);
+    }
+  }
+
+  Channels ch_;
+  std::vector<double> w_;                          // channels, tree order
+  std::vector<double> phi_, ex_, ey_, hxx_, hxy_;  // nd x targets, tree order
 };
 
 }  // namespace

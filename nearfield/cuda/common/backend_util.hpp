@@ -61,13 +61,12 @@ class CudaBackend : public NearFieldBackend {
 
  private:
   virtual Figures figures() const = 0;
-  virtual void pipeline(const double* q, double* potential, double* fx, double* fy,
-                        NearFieldTimings* tm) = 0;
-  void run(const double* q, double* potential, double* fx, double* fy, NearFieldTimings* tm) final {
+  virtual void pipeline(const NearSources& s, const NearOutputs& o, NearFieldTimings* tm) = 0;
+  void run(const NearSources& s, const NearOutputs& o, NearFieldTimings* tm) final {
     const Figures f = figures();
     tm->device_bytes = f.device_bytes;
     tm->chunks = f.chunks;
-    guarded(f.stream, [&] { pipeline(q, potential, fx, fy, tm); });
+    guarded(f.stream, [&] { pipeline(s, o, tm); });
   }
 };
 

@@ -97,8 +97,9 @@ class IndexingBackend final : public cuda::CudaBackend {
     return {s_.device_bytes, s_.plan.chunks.size(), s_.stream.get()};
   }
 
-  void pipeline(const double* q, double* potential, double* fx, double* fy,
-                NearFieldTimings* tm) override {
+  void pipeline(const NearSources& in, const NearOutputs& outputs, NearFieldTimings* tm) override {
+    const double* q = in.q;
+    double *potential = outputs.phi, *fx = outputs.ex, *fy = outputs.ey;
     const NearFieldProblem& p = problem();
     const std::size_t ns = p.n_sources, nt = p.n_targets;
     const bool field = p.field;

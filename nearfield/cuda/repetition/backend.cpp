@@ -83,8 +83,9 @@ class RepetitionBackend final : public cuda::CudaBackend {
     return {s_.device_bytes, s_.plan.chunks.size(), s_.stream.get()};
   }
 
-  void pipeline(const double* q, double* potential, double* fx, double* fy,
-                NearFieldTimings* tm) override {
+  void pipeline(const NearSources& in, const NearOutputs& outputs, NearFieldTimings* tm) override {
+    const double* q = in.q;
+    double *potential = outputs.phi, *fx = outputs.ex, *fy = outputs.ey;
     const NearFieldProblem& p = problem();
     const bool field = p.field;
     const cuda::Stream& stream = *s_.stream;

@@ -109,8 +109,9 @@ class RepetitionGpuBackend final : public cuda::CudaBackend {
     return {s_.r.device_bytes(), (nt + s_.chunk - 1) / s_.chunk, s_.r.stream.get()};
   }
 
-  void pipeline(const double* q, double* potential, double* fx, double* fy,
-                NearFieldTimings* tm) override {
+  void pipeline(const NearSources& in, const NearOutputs& outputs, NearFieldTimings* tm) override {
+    const double* q = in.q;
+    double *potential = outputs.phi, *fx = outputs.ex, *fy = outputs.ey;
     cuda::ResidentState& r = s_.r;
     const cuda::Stream& s = *r.stream;
     const bool field = problem().field;

@@ -82,8 +82,9 @@ class SharedBackend final : public cuda::CudaBackend {
     return {s_.r.device_bytes(), 1, s_.r.stream.get()};
   }
 
-  void pipeline(const double* q, double* potential, double* fx, double* fy,
-                NearFieldTimings* tm) override {
+  void pipeline(const NearSources& in, const NearOutputs& outputs, NearFieldTimings* tm) override {
+    const double* q = in.q;
+    double *potential = outputs.phi, *fx = outputs.ex, *fy = outputs.ey;
     cuda::ResidentState& r = s_.r;
     const cuda::Stream& s = *r.stream;
     r.io.charges_in(q, s, r.transfer.get(), r.gather.get(), tm);
