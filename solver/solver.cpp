@@ -92,7 +92,9 @@ struct Solver::Impl {
     threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
     if (opt.place_threads) placement = Placement::of_process();
     const int p = opt.terms > 0 ? opt.terms : terms_for_eps(opt.eps);
-    DeviceStart device(opt.backend, x.size(), tx.empty() ? x.size() : tx.size(), opt.field);
+    DeviceStart device(opt.backend,
+                       ChargeShape{x.size(), tx.empty() ? x.size() : tx.size(), opt.densities,
+                                   opt.charges, opt.dipoles, opt.field, opt.hessian});
     // While the device starts, a core is busy in the CUDA driver: the tree and the choice run on
     // one thread fewer. A team of every core waits for its slowest member: the program's tree of
     // 1e7 points took 313-335 ms with 16 threads beside the start on the H100 host (16 cores),
