@@ -92,29 +92,24 @@ class Solver:
 
     def _build(self, x, y, targets, options):
         self._solver = _core.Solver(x, y, targets, options)
-        o = self._solver.options
-        self._hessian = o["hessian"]
-        self._variants = {}  # Solvers of this geometry with other options, by their changes
-
-    def _variant(self, **changes):
-        """This geometry and options with `changes` (a Solver per column count for matmat), built
-        once and kept."""
-        key = tuple(sorted(changes.items()))
-        if key not in self._variants:
-            variant = Solver.__new__(Solver)
-            variant._build(*self._geometry, dict(self.options, **changes))
-            variant._geometry = self._geometry
-            self._variants[key] = variant
-        return self._variants[key]
+        self._fixed = self._solver.options  # read per call by evaluate() and the operator
+        self._variants = {}  # matmat's Solvers on this tree, by their densities
 
     def _on_this_tree(self, densities):
-        """A potential-only Solver of `densities` on this Solver's tree and back end: what it
-        chose is given, so no cost model runs (it would calibrate anew for each nd) and each
-        column's answer is what this Solver gives, to rounding."""
-        a = self.auto_choice
-        return self._variant(densities=densities, field=False, hessian=False, ct=a["ct"],
-                             level_offset=a["level_offset"], backend=a["backend"],
-                             recalibrate=False)
+        """A potential-only Solver of `densities` on this Solver's tree and back end, built once
+        and kept (matmat's Solver for that many columns). What this Solver chose is given, so no
+        cost model runs (it would calibrate anew for each nd) and each column's answer is what
+        this Solver gives, to rounding."""
+        if densities not in self._variants:
+            a = self.auto_choice
+            options = dict(self.options, densities=densities, field=False, hessian=False,
+                           ct=a["ct"], level_offset=a["level_offset"], backend=a["backend"],
+                           recalibrate=False)
+            variant = Solver.__new__(Solver)
+            variant._build(*self._geometry, options)
+            variant._geometry = self._geometry
+            self._variants[densities] = variant
+        return self._variants[densities]
 
     def evaluate(self, q=None, *, dipole_strengths=None, dipole_vectors=None):
         """Potential (and field, Hessian as the Solver was built) at the targets, in the caller's
@@ -132,7 +127,7 @@ class Solver:
         C-contiguous arrays are read in place; other real dtypes are converted.
         """
         r = self._solver.evaluate(q, dipole_strengths, dipole_vectors)
-        return _result(r, self._hessian)
+        return _result(r, self._fixed["hessian"])
 
     @property
     def shape(self):
@@ -147,23 +142,23 @@ class Solver:
     @property
     def hessian(self):
         """Whether evaluate() also returns the Hessian (then as a Result)."""
-        return self._hessian
+        return self._fixed["hessian"]
 
     @property
     def densities(self):
         """nd: the density vectors one evaluate() takes (rows of q and dipole_strengths)."""
-        return self.options["densities"]
+        return self._fixed["densities"]
 
     @property
     def charges(self):
         """Whether the sources carry charges (evaluate() takes q)."""
-        return self.options["charges"]
+        return self._fixed["charges"]
 
     @property
     def dipoles(self):
         """Whether the sources carry dipoles (evaluate() takes dipole_strengths and
         dipole_vectors)."""
-        return self.options["dipoles"]
+        return self._fixed["dipoles"]
 
     @property
     def stats(self):
@@ -203,11 +198,12 @@ class Solver:
         of densities=1 on this tree). matmat evaluates k columns in one pass over the tree: on
         this Solver when k = densities, else on a Solver of densities=k, potential only, with
         this Solver's tree, CT and back end (no cost model run), built on the first block of k
-        columns and kept with this Solver (more than 1024 columns: blocks of at most 1024). rmatvec is defined for charges in self-evaluation, where the matrix
-        log|x_i - x_j| (zero diagonal) is symmetric. With field or hessian the extra outputs of
-        matvec are computed and dropped: build the Solver without them for solving. Raises
-        ImportError, saying so, when SciPy is missing; InvalidInput for a Solver of both kinds
-        and for dipole_vectors that do not fit.
+        columns and kept with this Solver (more than 1024 columns: blocks of at most 1024).
+        rmatvec is defined for charges in self-evaluation, where the matrix log|x_i - x_j| (zero
+        diagonal) is symmetric. With field or hessian the extra outputs of matvec are computed
+        and dropped: build the Solver without them for solving. Raises ImportError, saying so,
+        when SciPy is missing; InvalidInput for a Solver of both kinds and for dipole_vectors
+        that do not fit.
         """
         LinearOperator = _scipy_linear_operator("Solver.as_linear_operator")
         vectors = self._operator_vectors(dipole_vectors)
@@ -229,9 +225,10 @@ class Solver:
             # Rows of the transpose are the density vectors; blocks of at most 1024, of equal
             # size, so that a wide matrix needs at most two Solvers.
             rows = np.ascontiguousarray(np.asarray(columns, dtype=np.float64).T)
-            blocks = -(-rows.shape[0] // _MAX_DENSITIES) if rows.shape[0] else 1
-            size = -(-rows.shape[0] // blocks) if rows.shape[0] else 0
-            parts = [apply(rows[i:i + size]) for i in range(0, rows.shape[0], size or 1)]
+            k = rows.shape[0]
+            blocks = max(1, -(-k // _MAX_DENSITIES))  # ceilings
+            size = max(1, -(-k // blocks))
+            parts = [apply(rows[i:i + size]) for i in range(0, k, size)]
             return (np.concatenate(parts) if parts else np.empty((0, self.shape[0]))).T
 
         symmetric = self.stats["self"] and vectors is None

@@ -257,7 +257,8 @@ def test_missing_and_unwanted_arrays():
     x, y, _ = points("uniform", 100)
     q, d, v = np.zeros(100), np.zeros(100), np.zeros((2, 100))
     dip = mlfma2d.Solver(x, y, dipoles=True)
-    message = "dipole_strengths and dipole_vectors are needed: the Solver was built with dipoles=True"
+    message = ("dipole_strengths and dipole_vectors are needed: the Solver was built with "
+               "dipoles=True")
     for kw in ({}, {"dipole_strengths": d}, {"dipole_vectors": v}):
         with raises_invalid(message):
             dip.evaluate(q, **kw)
