@@ -90,7 +90,8 @@ py::object direct_sum(py::handle x, py::handle y, py::handle q, py::handle d, py
         "direct_sum: no sources' strengths: give q, or dipole_strengths and dipole_vectors");
   const Kinds kinds{!q.is_none(), !d.is_none(), field, hessian};
   const SourceArrays in = source_arrays(q, d, v, kinds, vx.size(), 0, "direct_sum");
-  const std::size_t m = which.is_none() ? (self ? vx.size() : tx.size()) : rows.size();
+  // The library evaluates every target for an empty `which` (None, or no indices) too.
+  const std::size_t m = rows.empty() ? (self ? vx.size() : tx.size()) : rows.size();
   OutputArrays out(kinds, in.two_d, in.rows, m);
   if (in.rows == 0) return out.result(kinds);  // an empty batch: nothing to sum
   mlfma2d::DirectOptions o;

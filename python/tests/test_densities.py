@@ -202,6 +202,11 @@ def test_direct_sum_takes_which_and_any_nd(geometry):
     assert some.potential.shape == (5, 2) and some.field_x is None
     for a, b in zip(some[3:], full[3:]):
         np.testing.assert_array_equal(a, b[:, [7, 3]])
+    # No indices is every target, as the library has it (and as before densities).
+    every = mlfma2d.direct_sum(x, y, q, (tx, ty), dipole_strengths=d, dipole_vectors=v,
+                               hessian=True, which=np.array([], dtype=int))
+    for a, b in zip(every[3:], full[3:]):
+        np.testing.assert_array_equal(a, b)
     dipoles_only = mlfma2d.direct_sum(x, y, dipole_strengths=d[0], dipole_vectors=v[0])
     assert dipoles_only.shape == (N,)
 
