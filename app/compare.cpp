@@ -265,6 +265,19 @@ std::string to_text(const CompareReport& r) {
   return out;
 }
 
+// The options for the sources of `in` that --sources keeps. nd densities of charges: every back
+// end takes them (those that sum one density at a time, looped); dipoles and the Hessian only
+// some, and not the papers' layouts compare is about.
+Options compared_sources(LoadedInput* in, const EvaluateArgs& a) {
+  select_sources(in, a.sources);
+  if (in->points.has_dipoles()) {
+    throw InvalidInput("compare: " + in->input +
+                       " holds dipoles, which the papers' back ends do not take: compare its "
+                       "charges (--sources charges), or verify the dipoles with mlfma2d --verify");
+  }
+  return with_sources_of(in->points, a.options);
+}
+
 int run_compare(const CompareArgs& args, std::ostream& out, std::ostream& err) {
   const EvaluateArgs& a = args.common;
   const Progress progress(err, a.quiet);
@@ -291,15 +304,7 @@ int run_compare(const CompareArgs& args, std::ostream& out, std::ostream& err) {
   }
 
   read_input(&in, progress);
-  select_sources(&in, a.sources);
-  // nd densities of charges: every back end takes them (those that sum one density at a time,
-  // looped); dipoles and the Hessian only some, and not the papers' layouts compare is about.
-  if (in.points.has_dipoles()) {
-    throw InvalidInput("compare: " + in.input +
-                       " holds dipoles, which the papers' back ends do not take: compare its "
-                       "charges (--sources charges), or verify the dipoles with mlfma2d --verify");
-  }
-  Options options = with_sources_of(in.points, a.options);
+  Options options = compared_sources(&in, a);
   Reference reference;
   {
     const auto step = progress.step("direct summation (the reference, once for every back end)");
