@@ -25,7 +25,8 @@ constexpr const char* kConvention =
 po::options_description evaluate_description() {
   const std::vector<OptionText> output = {
       {"output,o", "FILE",
-       "write potentials (and fields) to FILE, HDF5 or CSV by extension; default: none"},
+       "write the potentials (and fields, Hessians) of every density to FILE, HDF5 or CSV by "
+       "extension; default: none"},
       {"backend", "NAME|auto",
        "near-field back end (listed below), or auto: the fastest here, the GPU back end when a "
        "device is found, else cpu (with --model: the least near-field time the papers' fitted "
