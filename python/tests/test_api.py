@@ -69,7 +69,8 @@ def test_keywords_map_onto_options_and_reach_the_tree():
     assert s.options == {"tree": "uniform", "ct": 7, "level_offset": 1, "eps": 1e-8, "terms": 12,
                          "backend": "cpu", "threads": 1, "field": True, "gpu_memory": 1 << 20,
                          "chunk_targets": 64, "calibration_cache": "", "recalibrate": False,
-                         "place_threads": True}
+                         "place_threads": True, "hessian": False, "densities": 1, "charges": True,
+                         "dipoles": False}
     assert s.stats["tree"] == "uniform"
     assert s.stats["ct"] == 7 and s.stats["terms"] == 12
     assert s.stats["levels"] == s.stats["levels_ct"] + 1
