@@ -28,6 +28,8 @@
 //            --auto-offsets (default -4..+1) at CT 15, median of 3 after a warm-up; the ratio of
 //            the defaults to the best. The JSON file is rewritten after every row, so a run cut
 //            short keeps the rows it finished.
+//         i  several densities, dipoles and the Hessian against the evaluations they extend
+//            (bench/densities.cpp), on --densities-n uniform points (default 1e6)
 #include <omp.h>
 
 #include <algorithm>
@@ -444,6 +446,7 @@ int run_rows(const Args& a) {
       for (const std::string& set : a.auto_sets)
         for (std::size_t n : a.auto_n) row_defaults_vs_scan(set, n, a);
     }
+    if (wants(a, "i")) rows_densities(a);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());
     return 4;

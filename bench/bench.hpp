@@ -31,9 +31,14 @@ struct Args {
   std::vector<std::string> auto_backends;  ///< empty: every available one
   std::vector<std::string> auto_trees = {"uniform", "adaptive"};
   std::vector<int> auto_offsets = {-4, -3, -2, -1, 0, 1};
-  double max_pairs = 2e10;    ///< row h skips a scan point with more pairs
-  bool place_threads = true;  ///< row h: Options::place_threads
+  double max_pairs = 2e10;            ///< row h skips a scan point with more pairs
+  bool place_threads = true;          ///< row h: Options::place_threads
+  std::size_t densities_n = 1000000;  ///< row i: the points
 };
+
+/// Row i (bench/densities.cpp): several densities, dipoles and the Hessian against the
+/// evaluations they extend.
+void rows_densities(const Args& a);
 
 /// Reads the command line into *a (its back end checked, row f added where memory allows);
 /// false when the program is to end now with *status: 0 after --help, 2 after a bad option

@@ -118,6 +118,10 @@ struct FieldTable<Options> {
     f(field("threads", &S::threads, "", "OpenMP threads, 0: the OpenMP default"));
     f(field("place_threads", &S::place_threads, "", "pin an evaluation's threads to cores"));
     f(field("field", &S::field, "", "also compute the field E = -grad phi"));
+    f(field("hessian", &S::hessian, "", "also compute the Hessian of phi"));
+    f(field("densities", &S::densities, "", "nd: density vectors evaluated together"));
+    f(field("charges", &S::charges, "", "the sources carry charges q"));
+    f(field("dipoles", &S::dipoles, "", "the sources carry dipoles (strength d, orientation v)"));
     f(field("gpu_memory", &S::gpu_memory, "B", "device-memory budget, 0: the free memory"));
     f(field("chunk_targets", &S::chunk_targets, "", "GPU: most targets per chunk, 0: auto"));
     f(field("calibration_cache", &S::calibration_cache, "",
