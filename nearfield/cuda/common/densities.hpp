@@ -11,6 +11,7 @@
 // pays the pair's terms once -- a log and a division, 15-50 flops -- against 1 to about 25
 // flops per density, so one wider pass beats two narrower ones.
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <vector>
 

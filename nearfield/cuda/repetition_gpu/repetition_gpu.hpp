@@ -84,7 +84,10 @@ MLFMA2D_HD void fill_record(const RecordArrays& a, std::int64_t i, int lane, int
       len = seg[1] - seg[0];
     }
     const std::int64_t j = lo + (k - base);
-    record[e] = c == 0 ? a.sx[j] : c == 1 ? a.sy[j] : a.channel[c - 2][j];
+    // (one channel: its array without an indexed parameter load, as the papers' records had)
+    record[e] = c == 0   ? a.sx[j]
+                : c == 1 ? a.sy[j]
+                         : (a.channels == 1 ? a.channel[0] : a.channel[c - 2])[j];
     k += dk;
     c += dc;
     if (c >= w) {

@@ -27,12 +27,13 @@ constexpr int kSharedTile = 1024;
 /// allow, 65536 / (128 x blocks) a thread. The classic kernel: 8 (64 registers; the log's
 /// dependent FMA chain wants the 32 warps). A wider batch holds width x (1, 3 or 5) sums in
 /// registers (2 each) beside the pair's terms: fewer blocks, each doing width densities' work
-/// per pair. The counts are ptxas's for sm_90 with no spills (docs/architecture.md, the
-/// CUDA back ends).
+/// per pair, independent chains that hide latency as more warps would. The estimate below
+/// follows the counts ptxas (CUDA 13, sm_90) took for the 36 kernels without a bound (53-138
+/// registers); under the bounds it gives, none of them spills (ptxas -v).
 MLFMA2D_HD constexpr int shared_blocks_per_sm(int order, int per, int width) {
   const int sums = width * (order == 0 ? 1 : order == 1 ? 3 : 5);
   // about 50 registers for the pair (the log's and the division's temporaries, the target,
-  // the indices), 2 a sum, 2 a term beyond the log
+  // the indices), 2 a sum, 2 a term beyond the log: g with dipoles, g^2 from the field on
   const int terms = (per >= 2 ? 2 : 0) + order * 2 + (per >= 2 && order >= 1 ? order * 2 : 0);
   const int regs = 50 + 2 * sums + 2 * terms;
   return regs <= 64 ? 8 : regs <= 80 ? 6 : regs <= 96 ? 5 : regs <= 128 ? 4 : regs <= 168 ? 3 : 2;
