@@ -147,6 +147,7 @@ struct FieldTable<Timings> {
     f(field("l2p", &S::l2p, "s", "far field: L2P"));
     f(field("p2l", &S::p2l, "s", "far field: P2L (the adaptive tree's X lists)"));
     f(field("m2p", &S::m2p, "s", "far field: M2P (the adaptive tree's W lists)"));
+    f(field("strengths", &S::strengths, "s", "strengths made ready, outputs finished"));
     f(field("near_collect", &S::near_collect, "s", "near field: collecting the inputs"));
     f(field("near_transfer", &S::near_transfer, "s", "near field: copies to the device"));
     f(field("near_kernel", &S::near_kernel, "s", "near field: the pair kernel"));
