@@ -65,6 +65,14 @@ Densities calibration_sources(const PointSet& pts, const FarShape& shape) {
 
 }  // namespace
 
+CostModel scaled_to_densities(const CostModel& model, int measured, int nd) {
+  if (nd == measured) return model;
+  const double f = double(nd) / double(measured);
+  CostModel m = model;
+  for (double* c : {&m.m2l, &m.box, &m.point, &m.wx, &m.far_point, &m.near_point, &m.pair}) *c *= f;
+  return m;
+}
+
 Prediction predict(const CostModel& m, const FarWork& w, double pairs, double points, int p,
                    const FarShape& shape) {
   const double n2 = double(p + 1) * double(p + 1), k = shape.passes();

@@ -27,6 +27,15 @@ struct CostModel {
   bool overlap = false;  ///< the near field runs on a device, beside the far field
 };
 
+/// The most densities a calibration evaluates: a model for more is the one measured at this many
+/// with every per-unit constant scaled by nd / kCalibrationDensities (the per-density work, the
+/// multiply-adds of each pair and the far field's columns, is what grows; the shared terms of
+/// each pair, its log and division, are then a small part). Calibrating at nd = 512 itself took
+/// minutes (the Python module's matmat, docs/python.md).
+constexpr int kCalibrationDensities = 16;
+/// The model measured at `measured` densities made one for `nd` (unchanged when they agree).
+CostModel scaled_to_densities(const CostModel& model, int measured, int nd);
+
 /// \brief Predicted seconds of one evaluation.
 struct Prediction {
   double far = 0, near = 0, total = 0;

@@ -18,6 +18,7 @@
 #include "solver/concurrency.hpp"
 #include "solver/cost_model.hpp"
 #include "solver/points.hpp"
+#include "solver/strengths.hpp"
 #include "tree/figures.hpp"
 #include "tree/plan.hpp"
 #include "tree/tree.hpp"
@@ -67,10 +68,7 @@ struct Solver::Impl {
   Timings timings;
   AutoChoice choice;
   std::vector<std::string> warnings;
-  // One evaluation's strengths: the dipoles' moments (caller order), merged rows, tree order.
-  std::vector<double> mom_x, mom_y, q_merged, mx_merged, my_merged;
-  Array<double> q_tree, mx_tree, my_tree;                   // nd x sources, tree order
-  Array<double> far_phi, far_ex, far_ey, far_hxx, far_hxy;  // nd x targets, tree order
+  EvaluationArrays arrays;  // one evaluation's strengths and far-field outputs
 
   /// Whether evaluations pin their threads: a CPU for each (a core left to a device back end's
   /// host thread included), two threads at least beside a device back end, and threads for
@@ -229,8 +227,11 @@ struct Solver::Impl {
   // The cost model's constants for this machine, back end, threads, p and what an evaluation
   // carries: from the cache, else measured now (and cached).
   CostModel cost_model(int p) {
+    // Many densities are calibrated at kCalibrationDensities and scaled (cost_model.hpp).
+    FarShape measured = shape();
+    measured.densities = std::min(measured.densities, kCalibrationDensities);
     const CalibrationKey key =
-        calibration_key(choice.backend, threads, p, shape(),
+        calibration_key(choice.backend, threads, p, measured,
                         places_threads(backend_runs_on_device(choice.backend)));
     const std::string cache = opt.calibration_cache == "none" ? std::string()
                               : opt.calibration_cache.empty() ? default_calibration_cache()
@@ -252,7 +253,7 @@ struct Solver::Impl {
         << (cache.empty() || !note.empty() ? "" : ", cached in " + cache);
       choice.calibration = m.str();
     }
-    return model;
+    return scaled_to_densities(model, measured.densities, opt.densities);
   }
 
   // What was chosen automatically, in a sentence or two (empty when nothing was).
@@ -337,12 +338,15 @@ struct Solver::Impl {
     stats.terms = p;
   }
 
+  SourceKinds kinds() const { return SourceKinds{opt.densities, opt.charges, opt.dipoles}; }
+
   // One evaluation: the near field beside the far field, their sum in caller order.
   void evaluate(const Densities& in, const Outputs& out) {
-    check_evaluation(in, out);
+    check_strengths(kinds(), points.caller_sources, in);
+    check_outputs(opt.field, opt.hessian, out);
     Timings& t = timings;
     t.p2m = t.m2m = t.m2l = t.p2l = t.l2l = t.l2p = t.m2p = t.far = t.near = t.total = 0;
-    t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
+    t.strengths = t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
     const TraceScope trace("evaluation");
     const double t0 = now_seconds();
     // Beside a device back end's host thread the far field leaves it a core: no oversubscription
@@ -351,7 +355,8 @@ struct Solver::Impl {
     const bool device = near->runs_on_device();
     const int team = device ? std::max(1, threads - 1) : threads;
     // The tree's strengths: merged sources carry the sum of theirs, dipoles their moments.
-    const Strengths s = strengths(in, team);
+    Strengths s;
+    timed(&t.strengths, [&] { s = arrays.caller_order(points, kinds(), in, team); });
 
     // Near field (P2P): the back end writes the caller-order outputs; the far field is added
     // after.
@@ -376,64 +381,11 @@ struct Solver::Impl {
     t.near_kernel = near_times.kernel;
     t.near_return = near_times.ret;
     stats.device_memory = std::max(stats.device_memory, near_times.device_bytes);
-    timed(&t.far, [&] { add_far_field(out, team); });
-    finish_outputs(s, out, team);
+    timed(&t.far,
+          [&] { arrays.add_far_field(tree, opt.densities, opt.field, opt.hessian, out, team); });
+    timed(&t.strengths,
+          [&] { finish_outputs(points, s, opt.densities, opt.field, opt.hessian, out, team); });
     t.total = now_seconds() - t0;
-  }
-
-  // The arrays the options ask for are given, and their values finite.
-  void check_evaluation(const Densities& in, const Outputs& out) const {
-    const std::size_t n = points.caller_sources;
-    const int nd = opt.densities;
-    if (opt.charges) {
-      if (!in.charges) throw InvalidInput("no charges given (Options::charges is set)");
-      check_finite_rows(in.charges, nd, n, "charge");
-    }
-    if (opt.dipoles) {
-      if (!in.dipole_strengths || !in.dipole_vectors)
-        throw InvalidInput("no dipole strengths or orientations given (Options::dipoles is set)");
-      check_finite_rows(in.dipole_strengths, nd, n, "dipole strength");
-      check_finite_rows(in.dipole_vectors, in.vectors_per_density ? 2 * nd : 2, n,
-                        "dipole orientation component");
-    }
-    if (!out.potential) throw InvalidInput("no potential output given");
-    if (opt.field && (!out.field_x || !out.field_y))
-      throw InvalidInput("field requested but no field output given");
-    if (opt.hessian && (!out.hessian_xx || !out.hessian_xy || !out.hessian_yy))
-      throw InvalidInput("Hessian requested but no Hessian output given");
-  }
-
-  // The strengths as the tree's sources carry them (solver/points.hpp: Strengths).
-  Strengths strengths(const Densities& in, int team) {
-    const int nd = opt.densities;
-    Strengths s;
-    if (opt.charges) s.q = merged_rows(points, in.charges, nd, &q_merged, team);
-    if (opt.dipoles) {
-      dipole_moments(points, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd,
-                     &mom_x, &mom_y, team);
-      s.mx = merged_rows(points, mom_x.data(), nd, &mx_merged, team);
-      s.my = merged_rows(points, mom_y.data(), nd, &my_merged, team);
-    }
-    return s;
-  }
-
-  // Back from scaled coordinates (only when the extent needed it: + log S per paired charge,
-  // derivatives / S per order), and d2phi/dy2 = -d2phi/dx2.
-  void finish_outputs(const Strengths& s, const Outputs& out, int team) const {
-    const std::size_t ns = points.sources(), nt = points.caller_targets;
-    for (int d = 0; d < opt.densities; ++d) {
-      const std::size_t o = std::size_t(d) * nt;
-      auto at = [&](double* a) { return a ? a + o : nullptr; };
-      unscale(points, s.q ? s.q + d * ns : nullptr, out.potential + o,
-              opt.field ? at(out.field_x) : nullptr, opt.field ? at(out.field_y) : nullptr,
-              opt.hessian ? at(out.hessian_xx) : nullptr,
-              opt.hessian ? at(out.hessian_xy) : nullptr, team);
-    }
-    if (opt.hessian) {
-      const std::size_t all = std::size_t(opt.densities) * nt;
-#pragma omp parallel for num_threads(team) schedule(static)
-      for (std::size_t i = 0; i < all; ++i) out.hessian_yy[i] = -out.hessian_xx[i];
-    }
   }
 
   // The far field in tree order: the upward pass, the interaction lists (V by M2L, X by P2L), the
@@ -441,8 +393,9 @@ struct Solver::Impl {
   void far_field(const Strengths& s, int team) {
     Timings& t = timings;
     const int L = tree.levels;
-    const FarSources src = tree_strengths(s, team);
-    const FarOutputs out = clear_far_outputs(team);
+    const FarSources src = arrays.tree_order(tree, s, opt.densities, team);
+    const FarOutputs out = arrays.far_outputs(tree, opt.densities, opt.field, opt.hessian, team);
+    exp.reset(tree, ops->p, opt.densities, team);
     timed(&t.p2m, [&] { P2M(tree, *ops, src, &exp, team); });
     timed(&t.m2m, [&] {
       for (int l = L - 1; l >= 3; --l) M2M(tree, *ops, l, &exp, team);
@@ -454,69 +407,6 @@ struct Solver::Impl {
     });
     timed(&t.l2p, [&] { L2P(tree, *ops, exp, out, team); });
     timed(&t.m2p, [&] { M2P(tree, plan, *ops, exp, out, team); });
-  }
-
-  // The far field's inputs for this evaluation: the strengths in tree order.
-  FarSources tree_strengths(const Strengths& s, int team) {
-    const std::size_t ns = tree.n_sources(), all = std::size_t(opt.densities) * ns;
-    FarSources f;
-    auto gather = [&](const double* from, Array<double>* to) {
-      to->resize(all);
-      double* t = to->data();
-#pragma omp parallel for num_threads(team) schedule(static)
-      for (std::size_t k = 0; k < all; ++k) {
-        const std::size_t d = k / ns, j = k - d * ns;
-        t[k] = from[d * ns + std::size_t(tree.src_index[j])];
-      }
-      return t;
-    };
-    if (s.q) f.q = gather(s.q, &q_tree);
-    if (s.mx) {
-      f.mx = gather(s.mx, &mx_tree);
-      f.my = gather(s.my, &my_tree);
-    }
-    return f;
-  }
-
-  // The far field's outputs, zeroed, and the expansions.
-  FarOutputs clear_far_outputs(int team) {
-    const std::size_t all = std::size_t(opt.densities) * tree.n_targets();
-    auto zeroed = [&](Array<double>* a) {
-      a->resize(all);
-      parallel_fill(a->data(), all, 0.0, team);
-      return a->data();
-    };
-    FarOutputs out;
-    out.phi = zeroed(&far_phi);
-    if (opt.field) {
-      out.ex = zeroed(&far_ex);
-      out.ey = zeroed(&far_ey);
-    }
-    if (opt.hessian) {
-      out.hxx = zeroed(&far_hxx);
-      out.hxy = zeroed(&far_hxy);
-    }
-    exp.reset(tree, ops->p, opt.densities, team);
-    return out;
-  }
-
-  // The far field added to the near field's caller-order outputs.
-  void add_far_field(const Outputs& out, int team) const {
-    const std::size_t nt = tree.n_targets(), all = std::size_t(opt.densities) * nt;
-#pragma omp parallel for num_threads(team) schedule(static)
-    for (std::size_t k = 0; k < all; ++k) {
-      const std::size_t d = k / nt, i = k - d * nt;
-      const std::size_t to = d * nt + std::size_t(tree.tgt_index()[i]);
-      out.potential[to] += far_phi[k];
-      if (opt.field) {
-        out.field_x[to] += far_ex[k];
-        out.field_y[to] += far_ey[k];
-      }
-      if (opt.hessian) {
-        out.hessian_xx[to] += far_hxx[k];
-        out.hessian_xy[to] += far_hxy[k];
-      }
-    }
   }
 };
 
