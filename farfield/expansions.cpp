@@ -136,120 +136,42 @@ void Expansions::reset(const Tree& tree, int p, int densities, int threads) {
 namespace {
 
 // Power sums of m points w_j (complex) for nd densities of strengths (tree order, nd x n, read
-// at offset j0 + j of each density's row):
-//   charges: sq[d][k] = sum_j q_dj w_j^k       (k = 0..top)
-//   dipoles: sm[d][k] = sum_j m_dj w_j^k       (k = 0..top, m = mx + i my)
-// P2M uses them with w = (z - c)/s, P2L with w = s/(z - c). Blocks of kPowerLanes points hold
-// their powers in registers while k advances; each product adds into four lanes per (d, k),
-// summed at the end.
-constexpr int kPowerLanes = 16;
+// at offset j0 + j of each density's row), by the wide kernels (kernel/wide.hpp):
+//   charges: sum(d, k, 0) = sum_j q_dj w_j^k       (k = 0..top)
+//   dipoles: sum(d, k, 1) = sum_j m_dj w_j^k       (k = 0..top, m = mx + i my)
+// P2M uses them with w = (z - c)/s, P2L with w = s/(z - c).
 struct PowerSums {
   int nd = 1, top = 0;
   bool charges = true, dipoles = false;
-  std::vector<double> acc;     // [d][k][kind: q, m][re R, im R]
-  static constexpr int R = 4;  // accumulator lanes per (d, k) (one AVX2 register)
-  double* at(int d, int k, int kind) {
-    return acc.data() + ((std::size_t(d) * (top + 1) + k) * 2 + kind) * 2 * R;
-  }
-  Complex sum(int d, int k, int kind) {
-    const double* a = at(d, k, kind);
-    return {(a[0] + a[1]) + (a[2] + a[3]), (a[4] + a[5]) + (a[6] + a[7])};
-  }
+  std::vector<double> out, scratch;
 
   void run(std::int64_t m, const double* wr, const double* wi, const FarSources& s,
            std::size_t stride, std::int64_t j0) {
-    constexpr int B = kPowerLanes;
-    acc.assign(std::size_t(nd) * (top + 1) * 2 * 2 * R, 0.0);
-    // The block's strengths, loaded once (zero past the end: they add nothing).
-    lanes.assign(std::size_t(3 * nd * B), 0.0);
-    for (std::int64_t b0 = 0; b0 < m; b0 += B) {
-      const int nb = int(std::min<std::int64_t>(B, m - b0));
-      double tr[B], ti[B], ar[B], ai[B];
-      for (int b = 0; b < B; ++b) {
-        const bool in = b < nb;  // past the end: w = 0
-        tr[b] = 1.0;
-        ti[b] = 0;
-        ar[b] = in ? wr[b0 + b] : 0.0;
-        ai[b] = in ? wi[b0 + b] : 0.0;
-      }
-      for (int d = 0; d < nd; ++d) {
-        const std::size_t row = std::size_t(d) * stride + std::size_t(j0 + b0);
-        double* cq = lanes.data() + 3 * d * B;
-        for (int b = 0; b < B; ++b) {
-          cq[b] = charges && b < nb ? s.q[row + b] : 0.0;
-          cq[B + b] = dipoles && b < nb ? s.mx[row + b] : 0.0;
-          cq[2 * B + b] = dipoles && b < nb ? s.my[row + b] : 0.0;
-        }
-      }
-      for (int k = 0; k <= top; ++k) {
-        if (k > 0) {
-#pragma omp simd
-          for (int b = 0; b < B; ++b) {
-            const double nr = tr[b] * ar[b] - ti[b] * ai[b];
-            ti[b] = tr[b] * ai[b] + ti[b] * ar[b];
-            tr[b] = nr;
-          }
-        }
-        for (int d = 0; d < nd; ++d) {
-          const double* cq = lanes.data() + 3 * d * B;
-          if (charges) add_lanes(tr, ti, cq, nullptr, at(d, k, 0));
-          if (dipoles) add_lanes(tr, ti, cq + B, cq + 2 * B, at(d, k, 1));
-        }
-      }
-    }
+    const std::size_t slots = std::size_t(4 * nd * (top + 1));
+    out.resize(slots);
+    scratch.resize(slots * kWideLanes);
+    wide_kernels().power_sums(int(m), wr, wi, top, nd, charges ? s.q + j0 : nullptr,
+                              dipoles ? s.mx + j0 : nullptr, dipoles ? s.my + j0 : nullptr,
+                              long(stride), out.data(), scratch.data());
   }
-
-  // a += sum_b c_b t_b over the block's lanes (c real when ci is null), four lanes at a time.
-  static void add_lanes(const double* tr, const double* ti, const double* cr, const double* ci,
-                        double* a) {
-    constexpr int B = kPowerLanes;
-    double sr[R] = {}, si[R] = {};
-    for (int g = 0; g < B; g += R) {
-#pragma omp simd
-      for (int r = 0; r < R; ++r) {
-        const int b = g + r;
-        if (ci) {
-          sr[r] += cr[b] * tr[b] - ci[b] * ti[b];
-          si[r] += cr[b] * ti[b] + ci[b] * tr[b];
-        } else {
-          sr[r] += cr[b] * tr[b];
-          si[r] += cr[b] * ti[b];
-        }
-      }
-    }
-    for (int r = 0; r < R; ++r) a[r] += sr[r], a[R + r] += si[r];
+  Complex sum(int d, int k, int kind) const {
+    const double* a = out.data() + ((std::size_t(d) * (top + 1) + k) * 2 + kind) * 2;
+    return {a[0], a[1]};
   }
-  std::vector<double> lanes;  // the block's strengths: [d][q, mx, my][lane]
 };
 
 // For each j < m, with z_j = zr[j] + i zi[j] and C_l = cr[l] + i ci[l]:
 //   f_j = sum_{l=0..top} C_l z_j^l = C_0 + z (C_1 + z (C_2 + ...)),
-// then use(j, Re f_j, Im f_j). Horner for kHornerLanes points at a time held in registers (a
-// chain of dependent complex multiply-adds per point, several chains in flight).
-constexpr int kHornerLanes = 16;
+// then use(j, Re f_j, Im f_j). Horner by the wide kernels (several chains of dependent complex
+// multiply-adds in flight).
 template <class F>
 void horner(std::int64_t m, const double* zr, const double* zi, const double* cr, const double* ci,
             int top, F&& use) {
-  constexpr int B = kHornerLanes;
-  for (std::int64_t j0 = 0; j0 < m; j0 += B) {
-    const int nb = int(std::min<std::int64_t>(B, m - j0));
-    double fr[B], fi[B], tr[B], ti[B];
-    for (int b = 0; b < B; ++b) {
-      tr[b] = b < nb ? zr[j0 + b] : 0.0;
-      ti[b] = b < nb ? zi[j0 + b] : 0.0;
-      fr[b] = cr[top];
-      fi[b] = ci[top];
-    }
-    for (int l = top - 1; l >= 0; --l) {
-#pragma omp simd
-      for (int b = 0; b < B; ++b) {
-        const double re = fr[b] * tr[b] - fi[b] * ti[b] + cr[l];
-        fi[b] = fr[b] * ti[b] + fi[b] * tr[b] + ci[l];
-        fr[b] = re;
-      }
-    }
-    for (int b = 0; b < nb; ++b) use(j0 + b, fr[b], fi[b]);
-  }
+  thread_local std::vector<double> fr, fi;
+  fr.resize(std::size_t(m));
+  fi.resize(std::size_t(m));
+  wide_kernels().horner(int(m), zr, zi, cr, ci, top, fr.data(), fi.data());
+  for (std::int64_t j = 0; j < m; ++j) use(j, fr[std::size_t(j)], fi[std::size_t(j)]);
 }
 
 // The leaves on levels >= 3 that hold sources (with_sources) or targets.
@@ -316,15 +238,19 @@ namespace {
 class FactoredBlock {
  public:
   FactoredBlock(const Operators& ops, int nd)
-      : n_(ops.p + 1), rows_(ops.rows), nd_(nd), cap_(std::max(1, kColumns / (2 * nd))),
+      : n_(ops.p + 1),
+        rows_(ops.rows),
+        nd_(nd),
+        cap_(std::max(1, kColumns / (2 * nd))),
         cols_((2 * nd * cap_ + kWideCols - 1) / kWideCols * kWideCols),
-        S_(std::size_t(n_) * cols_, 0.0), V_(std::size_t(rows_) * cols_), gemm_(wide_kernels().gemm) {
+        S_(std::size_t(n_) * cols_, 0.0),
+        V_(std::size_t(rows_) * cols_),
+        gemm_(wide_kernels().gemm) {
     items_.reserve(std::size_t(cap_));
   }
 
   /// Adds out += diag(after) R diag(before) in (+ b0 in_0 to out_0); multiplies when full.
-  void add(const RMatrix& R, const Complex* in, Complex* out, const Scaling& sc,
-           Complex b0 = 0) {
+  void add(const RMatrix& R, const Complex* in, Complex* out, const Scaling& sc, Complex b0 = 0) {
     const int i = int(items_.size());
     const double* br = sc.before_re.data();
     const double* bi = sc.before_im.data();
@@ -454,7 +380,7 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
   const Eigen::Index nd = e->nd;
   std::int64_t count = 0;  // a pair costs what a box's M2M does
   for (int l = first; l <= last; ++l) count += std::int64_t(plan.m2l[l].tgt.size());
-#pragma omp parallel num_threads(team_size(threads, count * nd, kParallelMinBoxes))
+#pragma omp parallel num_threads(team_size(threads, count* nd, kParallelMinBoxes))
   {
     const int nth = omp_get_num_threads(), me = omp_get_thread_num();
     FactoredBlock block(ops, int(nd));
