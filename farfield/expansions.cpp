@@ -243,8 +243,8 @@ class FactoredBlock {
         nd_(nd),
         cap_(std::max(1, kColumns / (2 * nd))),
         cols_((2 * nd * cap_ + kWideCols - 1) / kWideCols * kWideCols),
-        S_(std::size_t(n_) * cols_, 0.0),
-        V_(std::size_t(rows_) * cols_),
+        S_(storage(0, std::size_t(n_) * cols_)),
+        V_(storage(1, std::size_t(rows_) * cols_)),
         gemm_(wide_kernels().gemm) {
     items_.reserve(std::size_t(cap_));
   }
@@ -256,7 +256,7 @@ class FactoredBlock {
     const double* bi = sc.before_im.data();
     for (int d = 0; d < nd_; ++d) {
       const double* a = reinterpret_cast<const double*>(in + std::ptrdiff_t(d) * n_);
-      double* re = S_.data() + std::size_t(2 * (i * nd_ + d)) * n_;
+      double* re = S_ + std::size_t(2 * (i * nd_ + d)) * n_;
       double* im = re + n_;
 #pragma omp simd
       for (int k = 0; k < n_; ++k) {
@@ -275,13 +275,13 @@ class FactoredBlock {
     // Whole tiles of columns: the columns past the items' hold zeros or earlier items' values,
     // whose products are not read.
     const int m = (int(items_.size()) * 2 * nd_ + kWideCols - 1) / kWideCols * kWideCols;
-    gemm_(n_, rows_, m, R.data(), S_.data(), V_.data());
+    gemm_(n_, rows_, m, R.data(), S_, V_);
     for (std::size_t i = 0; i < items_.size(); ++i) {
       const Item& it = items_[i];
       const double* ar = it.sc->after_re.data();
       const double* ai = it.sc->after_im.data();
       for (int d = 0; d < nd_; ++d) {
-        const double* re = V_.data() + std::size_t(2 * (int(i) * nd_ + d)) * rows_;
+        const double* re = V_ + std::size_t(2 * (int(i) * nd_ + d)) * rows_;
         const double* im = re + rows_;
         double* out = reinterpret_cast<double*>(it.out + std::ptrdiff_t(d) * n_);
 #pragma omp simd
@@ -307,7 +307,16 @@ class FactoredBlock {
   };
   int n_, rows_, nd_, cap_, cols_;
   // S: n x cols (column 2 (i nd + d) + c, c = 0 real, 1 imaginary), V = R S: rows x cols.
-  std::vector<double> S_, V_;
+  double *S_, *V_;
+  // The thread's buffers, kept from one block to the next: a block lives for one operator call
+  // (every level of M2M and L2L makes one per thread), and fresh buffers of this size come from
+  // the system each time, page faults and all. S is zeroed where it grows: its columns past the
+  // items enter the product (and are not read back), and must be numbers.
+  static double* storage(int which, std::size_t size) {
+    thread_local std::vector<double> store[2];
+    if (store[which].size() < size) store[which].assign(size, 0.0);
+    return store[which].data();
+  }
   void (*gemm_)(int, int, int, const double*, const double*, double*);
   std::vector<Item> items_;
 };

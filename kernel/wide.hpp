@@ -19,20 +19,17 @@ struct WideKernels {
   /// sum over k in increasing order, one fused multiply-add each: the same at every width.
   void (*gemm)(int n, int rows, int cols, const double* R, const double* S, double* V);
 
-  /// The near field's shared terms of n pairs (n a multiple of kWideLanes) for target (tx, ty)
-  /// and sources (x, y) (kernel/pair.hpp): with `log`, hl = 0.5 log r2; with `g`, g = (dx, -dy)
-  /// / r2. A coincident pair gives 0 in both. Returns false when a pair is closer than the
-  /// smallest normal r2 allows but not coincident (its terms are then not to be used: the
-  /// caller sums that target through the scalar pair.hpp).
-  bool (*near_terms)(int n, const double* x, const double* y, double tx, double ty, bool log,
-                     bool g, double* hl, double* gx, double* gy);
-
-  /// One density of charges at target (tx, ty) from n sources (n a multiple of kWideLanes):
-  /// out[0] = sum_j q_j 0.5 log r2 and, with `field`, out[1], out[2] = sum_j -q_j (dx, dy) / r2
-  /// (kernel/pair.hpp's potential and field, fused: no terms stored). Coincident pairs add 0;
-  /// false (out not written) when a pair is closer than the smallest normal r2 allows.
-  bool (*near_charges)(int n, const double* x, const double* y, const double* q, double tx,
-                       double ty, bool field, double* out);
+  /// The near field at one target (tx, ty) over n sources (x, y) (n a multiple of
+  /// kWideLanes), for `batch` densities at once (1, 2, 4 or 8; at most kWideBatch[order]):
+  /// q[d], mx[d], my[d] the strengths of density d of the batch (null for an absent kind). Each
+  /// pair's terms (kernel/pair.hpp: 0.5 log r2, g = 1/d and its powers) are computed once and
+  /// applied to every density of the batch, their sums held in registers:
+  ///   out[5 d + 0..4] = phi, E_x, E_y, H_xx, H_xy      (those of `order`: 0, 1 or 2)
+  /// Coincident pairs add 0. False (out not written) when a pair is closer than the smallest
+  /// normal r2 allows but not coincident: the caller sums that target through pair.hpp.
+  bool (*near_batch)(int n, const double* x, const double* y, int batch, int order,
+                     const double* const* q, const double* const* mx, const double* const* my,
+                     double tx, double ty, double* out);
 
   /// Power sums of m points w (complex): for each density d < nd and k <= top,
   ///   out[((d (top + 1) + k) 2 + 0) 2 + c] = sum_j q_dj w_j^k      (c = 0 real, 1 imaginary)
@@ -55,6 +52,8 @@ struct WideKernels {
 
 /// The lanes of the widest vectors (8 doubles): blocks of pairs are multiples of this.
 constexpr int kWideLanes = 8;
+/// The largest batch of densities near_batch takes for each order (its sums in registers).
+constexpr int kWideBatch[3] = {8, 4, 2};
 
 /// Rows of R are padded to a multiple of this; columns of S and V to a multiple of kWideCols.
 constexpr int kWideRows = 32;

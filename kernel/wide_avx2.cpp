@@ -76,13 +76,10 @@ constexpr int kBits = 64;
 void gemm(int n, int rows, int cols, const double* R, const double* S, double* Vout) {
   gemm_impl<V, kRowVectors>(n, rows, cols, R, S, Vout);
 }
-bool near_terms(int n, const double* x, const double* y, double tx, double ty, bool log, bool g,
-                double* hl, double* gx, double* gy) {
-  return near_terms_impl<V>(n, x, y, tx, ty, log, g, hl, gx, gy);
-}
-bool near_charges(int n, const double* x, const double* y, const double* q, double tx, double ty,
-                  bool field, double* out) {
-  return near_charges_impl<V>(n, x, y, q, tx, ty, field, out);
+bool near_batch(int n, const double* x, const double* y, int batch, int order,
+                const double* const* q, const double* const* mx, const double* const* my, double tx,
+                double ty, double* out) {
+  return near_batch_dispatch<V>(n, x, y, batch, order, q, mx, my, tx, ty, out);
 }
 double fma_probe(long iterations, double* flops) {
   return fma_probe_impl<V, 12>(iterations, flops);
@@ -99,7 +96,7 @@ void horner(int m, const double* zr, const double* zi, const double* cr, const d
 }  // namespace
 
 const WideKernels& wide_kernels_256() {
-  static const WideKernels k{kBits, gemm, near_terms, near_charges, power_sums, horner, fma_probe};
+  static const WideKernels k{kBits, gemm, near_batch, power_sums, horner, fma_probe};
   return k;
 }
 

@@ -37,61 +37,137 @@ void gemm_impl(int n, int rows, int cols, const double* R, const double* S, doub
   }
 }
 
-// The near field's shared terms (WideKernels::near_terms).
-template <class V>
-bool near_terms_impl(int n, const double* x, const double* y, double tx, double ty, bool want_log,
-                     bool want_g, double* hl, double* gx, double* gy) {
-  const typename V::reg X = V::set1(tx), Y = V::set1(ty), one = V::set1(1.0), half = V::set1(0.5),
-                        zero = V::zero(), min = V::set1(mlfma2d::kPairMinR2);
-  bool tiny = false;
-  for (int j = 0; j < n; j += V::W) {
-    const typename V::reg dx = V::sub(X, V::load(x + j)), dy = V::sub(Y, V::load(y + j));
-    const typename V::reg r2 = V::fma(dx, dx, V::mul(dy, dy));
-    // r2 below the smallest normal double: 1 instead (log 1 = 0, and g = 0 where dx = dy = 0,
-    // the skipped pair); a lane there with dx or dy not zero is a tiny-distance pair.
-    const typename V::mask small = V::lt(r2, min);
-    tiny = tiny || V::any(V::mand(small, V::mor(V::ne(dx, zero), V::ne(dy, zero))));
-    const typename V::reg r2m = V::blend(small, one, r2);
-    if (want_log) V::store(hl + j, V::mul(half, V::log(r2m)));
-    if (want_g) {
-      const typename V::reg inv = V::div(one, r2m);
-      V::store(gx + j, V::mul(dx, inv));
-      V::store(gy + j, V::mul(V::sub(zero, dy), inv));
-    }
-  }
-  return !tiny;
-}
-
-// One density of charges, potential and field fused (WideKernels::near_charges): everything in
-// registers, two independent accumulators each.
-template <class V>
-bool near_charges_impl(int n, const double* x, const double* y, const double* q, double tx,
-                       double ty, bool field, double* out) {
+// The near field of a batch of densities at one target (WideKernels::near_batch): the pair's
+// terms once, then every density of the batch, as add_pair in kernel/pair.hpp does:
+//   phi += q hl + Re(m g);  f' = q g - m g^2;  f'' = -q g^2 + 2 m g^3;
+//   E = (-Re f', Im f'),  H = (Re f'', -Im f'')
+template <class V, int kBatch, int kOrder, bool kC, bool kD>
+bool near_batch_impl(int n, const double* x, const double* y, const double* const* q,
+                     const double* const* mx, const double* const* my, double tx, double ty,
+                     double* out) {
   typedef typename V::reg reg;
-  const reg X = V::set1(tx), Y = V::set1(ty), one = V::set1(1.0), zero = V::zero(),
-            min = V::set1(mlfma2d::kPairMinR2);
-  reg phi = V::zero(), ex = V::zero(), ey = V::zero();
+  constexpr bool kG = kD || kOrder >= 1, kG2 = (kD && kOrder >= 1) || kOrder >= 2,
+                 kG3 = kD && kOrder >= 2;
+  constexpr int kSums = kOrder == 0 ? 1 : kOrder == 1 ? 3 : 5;
+  const reg X = V::set1(tx), Y = V::set1(ty), one = V::set1(1.0), half = V::set1(0.5),
+            two = V::set1(2.0), zero = V::zero(), min = V::set1(mlfma2d::kPairMinR2);
+  reg acc[kBatch][kSums];
+  for (int d = 0; d < kBatch; ++d)
+    for (int c = 0; c < kSums; ++c) acc[d][c] = zero;
   typename V::mask tiny = V::lt(zero, zero);  // none
   for (int j = 0; j < n; j += V::W) {
     const reg dx = V::sub(X, V::load(x + j)), dy = V::sub(Y, V::load(y + j));
     const reg r2 = V::fma(dx, dx, V::mul(dy, dy));
+    // r2 below the smallest normal double: 1 instead (log 1 = 0, and g = 0 where dx = dy = 0,
+    // the skipped pair); a lane there with dx or dy not zero is a tiny-distance pair.
     const typename V::mask small = V::lt(r2, min);
     tiny = V::mor(tiny, V::mand(small, V::mor(V::ne(dx, zero), V::ne(dy, zero))));
-    const reg r2m = V::blend(small, one, r2), qj = V::load(q + j);
-    phi = V::fma(qj, V::log(r2m), phi);
-    if (field) {  // E += -q (dx, dy) / r2
-      const reg s = V::div(qj, r2m);
-      ex = V::sub(ex, V::mul(s, dx));
-      ey = V::sub(ey, V::mul(s, dy));
+    const reg r2m = V::blend(small, one, r2);
+    reg hl = zero, gx = zero, gy = zero, g2x = zero, g2y = zero, g3x = zero, g3y = zero;
+    if (kC) hl = V::mul(half, V::log(r2m));
+    if (kG) {
+      const reg inv = V::div(one, r2m);
+      gx = V::mul(dx, inv);
+      gy = V::mul(V::sub(zero, dy), inv);
+    }
+    if (kG2) {
+      g2x = V::fms(gx, gx, V::mul(gy, gy));
+      g2y = V::mul(two, V::mul(gx, gy));
+    }
+    if (kG3) {
+      g3x = V::fms(g2x, gx, V::mul(g2y, gy));
+      g3y = V::fma(g2x, gy, V::mul(g2y, gx));
+    }
+#pragma GCC unroll 8
+    for (int d = 0; d < kBatch; ++d) {
+      const reg qd = kC ? V::load(q[d] + j) : zero;
+      const reg mxd = kD ? V::load(mx[d] + j) : zero, myd = kD ? V::load(my[d] + j) : zero;
+      if (kC) acc[d][0] = V::fma(qd, hl, acc[d][0]);
+      if (kD) acc[d][0] = V::add(acc[d][0], V::fms(mxd, gx, V::mul(myd, gy)));
+      if (kOrder >= 1) {
+        reg fr = zero, fi = zero;
+        if (kC) {
+          fr = V::mul(qd, gx);
+          fi = V::mul(qd, gy);
+        }
+        if (kD) {
+          fr = V::sub(fr, V::fms(mxd, g2x, V::mul(myd, g2y)));
+          fi = V::sub(fi, V::fma(mxd, g2y, V::mul(myd, g2x)));
+        }
+        acc[d][1] = V::sub(acc[d][1], fr);
+        acc[d][2] = V::add(acc[d][2], fi);
+      }
+      if (kOrder >= 2) {
+        reg hr = zero, hi = zero;
+        if (kC) {
+          hr = V::sub(hr, V::mul(qd, g2x));
+          hi = V::sub(hi, V::mul(qd, g2y));
+        }
+        if (kD) {
+          hr = V::fma(two, V::fms(mxd, g3x, V::mul(myd, g3y)), hr);
+          hi = V::fma(two, V::fma(mxd, g3y, V::mul(myd, g3x)), hi);
+        }
+        acc[d][3] = V::add(acc[d][3], hr);
+        acc[d][4] = V::sub(acc[d][4], hi);
+      }
     }
   }
   if (V::any(tiny)) return false;
-  out[0] = 0.5 * V::hsum(phi);
-  if (field) {
-    out[1] = V::hsum(ex);
-    out[2] = V::hsum(ey);
+  for (int d = 0; d < kBatch; ++d) {
+    for (int c = 0; c < 5; ++c) out[5 * d + c] = 0;
+    for (int c = 0; c < kSums; ++c) out[5 * d + c] = V::hsum(acc[d][c]);
   }
   return true;
+}
+
+// near_batch's instantiations: batch 1, 2, 4, 8 (at most kWideBatch[order]) x order x kinds.
+template <class V, int kOrder, bool kC, bool kD>
+bool near_batch_of(int n, const double* x, const double* y, int batch, const double* const* q,
+                   const double* const* mx, const double* const* my, double tx, double ty,
+                   double* out) {
+  switch (batch) {
+    case 1:
+      return near_batch_impl<V, 1, kOrder, kC, kD>(n, x, y, q, mx, my, tx, ty, out);
+    case 2:
+      return near_batch_impl<V, 2, kOrder, kC, kD>(n, x, y, q, mx, my, tx, ty, out);
+    case 4:
+      if (kOrder <= 1)
+        return near_batch_impl < V, 4, kOrder <= 1 ? kOrder : 1, kC,
+               kD > (n, x, y, q, mx, my, tx, ty, out);
+      break;
+    case 8:
+      if (kOrder == 0) return near_batch_impl<V, 8, 0, kC, kD>(n, x, y, q, mx, my, tx, ty, out);
+      break;
+  }
+  return false;  // no such batch (the caller keeps to kWideBatch)
+}
+
+template <class V>
+bool near_batch_dispatch(int n, const double* x, const double* y, int batch, int order,
+                         const double* const* q, const double* const* mx, const double* const* my,
+                         double tx, double ty, double* out) {
+  const bool c = q != nullptr, d = mx != nullptr;
+  const int kind = c && d ? 2 : d ? 1 : 0;
+  switch (order * 3 + kind) {
+    case 0:
+      return near_batch_of<V, 0, true, false>(n, x, y, batch, q, mx, my, tx, ty, out);
+    case 1:
+      return near_batch_of<V, 0, false, true>(n, x, y, batch, q, mx, my, tx, ty, out);
+    case 2:
+      return near_batch_of<V, 0, true, true>(n, x, y, batch, q, mx, my, tx, ty, out);
+    case 3:
+      return near_batch_of<V, 1, true, false>(n, x, y, batch, q, mx, my, tx, ty, out);
+    case 4:
+      return near_batch_of<V, 1, false, true>(n, x, y, batch, q, mx, my, tx, ty, out);
+    case 5:
+      return near_batch_of<V, 1, true, true>(n, x, y, batch, q, mx, my, tx, ty, out);
+    case 6:
+      return near_batch_of<V, 2, true, false>(n, x, y, batch, q, mx, my, tx, ty, out);
+    case 7:
+      return near_batch_of<V, 2, false, true>(n, x, y, batch, q, mx, my, tx, ty, out);
+    default:
+      return near_batch_of<V, 2, true, true>(n, x, y, batch, q, mx, my, tx, ty, out);
+  }
 }
 
 // Power sums (WideKernels::power_sums): the powers of kLanes points at a time in registers, each

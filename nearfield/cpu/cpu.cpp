@@ -1,9 +1,9 @@
 // The cpu back end, the reference for every other: near leaves in Morton order; for each target of
 // a leaf, the sum over the sources of its near list (its source ranges), in tree order, for every
 // density at once. A leaf's near sources are gathered into contiguous arrays; a target's sum runs
-// over them in blocks: first the terms every density shares (kernel/pair.hpp: log r2, g = 1/d and
-// its powers; 4 or 8 sources at a time through glibc's vector log, kernel/wide.hpp), then,
-// density by density, one straight vector loop over the block applying them.
+// over them 4 or 8 at a time (the wide kernels' near_batch, kernel/wide.hpp), each pair's terms
+// (kernel/pair.hpp: log r2 through glibc's vector log, g = 1/d and its powers) computed once for a
+// batch of up to 8 densities whose sums stay in registers.
 #include <algorithm>
 #include <vector>
 
@@ -16,9 +16,6 @@
 namespace mlfma2d {
 namespace {
 
-// Sources per block: the shared terms of one block stay in L1 (7 arrays of 64 doubles).
-constexpr int kBlock = 64;
-
 // The strengths' channels per density: q, then mx, my.
 struct Channels {
   int nd = 1, per = 1;  // densities; channels per density
@@ -29,14 +26,8 @@ struct Channels {
   int count() const { return nd * per; }
 };
 
-// The shared terms of one block of sources for one target.
-struct BlockTerms {
-  alignas(64) double hl[kBlock], gx[kBlock], gy[kBlock], g2x[kBlock], g2y[kBlock], g3x[kBlock],
-      g3y[kBlock];
-};
-
 // The sources of one leaf's near list copied into contiguous arrays, padded with zero strengths
-// to a multiple of the block (or of the vector, for the fused kernel), so each block is whole.
+// to a multiple of the widest vector, so every vector is whole.
 struct Gathered {
   std::vector<double> x, y, w;  // w: channel c of source j at c * cap + j
   std::size_t n = 0, cap = 0;
@@ -71,64 +62,6 @@ struct Gathered {
   }
   const double* channel(int c) const { return w.data() + std::size_t(c) * cap; }
 };
-
-// The terms of sources [j0, j0 + kBlock) for target (tx, ty); false when a pair is closer than
-// the smallest normal r2 allows (the target is then summed again by the scalar pair.hpp). The
-// log and g by the wide kernels (kernel/wide.hpp: 4 or 8 pairs at a time, glibc's vector log),
-// their powers here.
-template <int kOrder, bool kCharge, bool kDipole>
-bool block_terms(const Gathered& g, std::size_t j0, double tx, double ty, BlockTerms* t) {
-  constexpr bool kG = kDipole || kOrder >= kField;
-  constexpr bool kG2 = (kDipole && kOrder >= kField) || kOrder >= kHessian;
-  constexpr bool kG3 = kDipole && kOrder >= kHessian;
-  if (!wide_kernels().near_terms(kBlock, g.x.data() + j0, g.y.data() + j0, tx, ty, kCharge, kG,
-                                 t->hl, t->gx, t->gy))
-    return false;
-  if (kG2) {
-#pragma omp simd
-    for (int j = 0; j < kBlock; ++j) {
-      const double gx = t->gx[j], gy = t->gy[j];
-      t->g2x[j] = gx * gx - gy * gy;
-      t->g2y[j] = 2.0 * gx * gy;
-      if (kG3) {
-        t->g3x[j] = t->g2x[j] * gx - t->g2y[j] * gy;
-        t->g3y[j] = t->g2x[j] * gy + t->g2y[j] * gx;
-      }
-    }
-  }
-  return true;
-}
-
-// One density's sums over a block, the terms applied as add_pair does (kernel/pair.hpp).
-template <int kOrder, bool kCharge, bool kDipole>
-void block_sums(const BlockTerms& t, const double* q, const double* mx, const double* my,
-                PairSums* s) {
-  double phi = 0, ex = 0, ey = 0, hxx = 0, hxy = 0;
-#pragma omp simd reduction(+ : phi, ex, ey, hxx, hxy)
-  for (int j = 0; j < kBlock; ++j) {
-    PairTerms p;
-    p.half_log = t.hl[j];
-    p.gx = t.gx[j];
-    p.gy = t.gy[j];
-    p.g2x = t.g2x[j];
-    p.g2y = t.g2y[j];
-    p.g3x = t.g3x[j];
-    p.g3y = t.g3y[j];
-    PairSums a;
-    add_pair<kOrder, kCharge, kDipole>(p, kCharge ? q[j] : 0.0, kDipole ? mx[j] : 0.0,
-                                       kDipole ? my[j] : 0.0, &a);
-    phi += a.phi;
-    ex += a.ex;
-    ey += a.ey;
-    hxx += a.hxx;
-    hxy += a.hxy;
-  }
-  s->phi += phi;
-  s->ex += ex;
-  s->ey += ey;
-  s->hxx += hxx;
-  s->hxy += hxy;
-}
 
 class CpuBackend final : public NearFieldBackend {
  private:
@@ -206,39 +139,42 @@ class CpuBackend final : public NearFieldBackend {
     const NearField& near = *p.near;
     const std::size_t nt = p.n_targets;
     const Channels ch = ch_;
-    // One density of charges without the Hessian: the fused kernel (the terms are shared by no
-    // other density).
-    const bool kFused = ch.nd == 1 && kCharge && !kDipole && kOrder <= kField;
-    const auto fused = wide_kernels().near_charges;
+    const auto near_batch = wide_kernels().near_batch;
+    // The densities in batches of the widest the order allows: 8, 4, 2, 1 (a remainder of 3
+    // runs as 2 + 1).
+    std::vector<int> batches;
+    for (int left = ch.nd; left > 0;) {
+      int b = kWideBatch[kOrder];
+      while (b > left) b /= 2;
+      batches.push_back(b);
+      left -= b;
+    }
 #pragma omp parallel num_threads(threads)
     {
       Gathered g;
-      BlockTerms terms;
       std::vector<PairSums> acc(std::size_t(ch.nd));
+      double out[5 * 8];
+      const double *q[8], *mx[8], *my[8];
 #pragma omp for schedule(dynamic, 64)
       for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(near.leaves()); ++b) {
-        g.gather(p, ch, tree_ch, std::size_t(b), kFused ? kWideLanes : kBlock);
+        g.gather(p, ch, tree_ch, std::size_t(b), kWideLanes);
         for (std::int64_t i = near.leaf_tgt[b]; i < near.leaf_tgt[b + 1]; ++i) {
-          std::fill(acc.begin(), acc.end(), PairSums{});
           bool tiny = false;
-          if (kFused) {
-            // One density of charges, potential (and field): the fused kernel, nothing stored.
-            double sums[3] = {0, 0, 0};
-            tiny = !fused(int(g.n), g.x.data(), g.y.data(), g.channel(0), p.tx[i], p.ty[i],
-                          kOrder == kField, sums);
-            acc[0].phi = sums[0];
-            acc[0].ex = sums[1];
-            acc[0].ey = sums[2];
-          }
-          for (std::size_t j0 = 0; j0 < g.n && !tiny && !kFused; j0 += kBlock) {
-            tiny = !block_terms<kOrder, kCharge, kDipole>(g, j0, p.tx[i], p.ty[i], &terms);
-            if (tiny) break;
-            for (int d = 0; d < ch.nd; ++d) {
-              const double* q = kCharge ? g.channel(ch.q(d)) + j0 : nullptr;
-              const double* mx = kDipole ? g.channel(ch.mx(d)) + j0 : nullptr;
-              const double* my = kDipole ? g.channel(ch.my(d)) + j0 : nullptr;
-              block_sums<kOrder, kCharge, kDipole>(terms, q, mx, my, &acc[std::size_t(d)]);
+          int d0 = 0;
+          for (int batch : batches) {
+            for (int k = 0; k < batch; ++k) {
+              q[k] = kCharge ? g.channel(ch.q(d0 + k)) : nullptr;
+              mx[k] = kDipole ? g.channel(ch.mx(d0 + k)) : nullptr;
+              my[k] = kDipole ? g.channel(ch.my(d0 + k)) : nullptr;
             }
+            tiny =
+                !near_batch(int(g.n), g.x.data(), g.y.data(), batch, kOrder, kCharge ? q : nullptr,
+                            kDipole ? mx : nullptr, kDipole ? my : nullptr, p.tx[i], p.ty[i], out);
+            if (tiny) break;
+            for (int k = 0; k < batch; ++k)
+              acc[std::size_t(d0 + k)] = {out[5 * k], out[5 * k + 1], out[5 * k + 2],
+                                          out[5 * k + 3], out[5 * k + 4]};
+            d0 += batch;
           }
           if (tiny) scalar_sums<kOrder, kCharge, kDipole>(g, ch, p.tx[i], p.ty[i], &acc);
           for (int d = 0; d < ch.nd; ++d) {
