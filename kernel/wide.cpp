@@ -2,6 +2,7 @@
 // build compiled them, unless MLFMA2D_VECTOR_BITS=256.
 #include "kernel/wide.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -32,14 +33,26 @@ const WideKernels* wide_kernels_of(int bits) {
   return nullptr;
 }
 
-const WideKernels& wide_kernels() {
-  static const WideKernels* chosen = [] {
+namespace {
+std::atomic<const WideKernels*>& chosen() {
+  static std::atomic<const WideKernels*> k{[] {
     const char* env = std::getenv("MLFMA2D_VECTOR_BITS");
     const bool narrow = env && std::strcmp(env, "256") == 0;
     const WideKernels* wide = narrow ? nullptr : wide_kernels_of(512);
     return wide ? wide : &wide_kernels_256();
-  }();
-  return *chosen;
+  }()};
+  return k;
+}
+}  // namespace
+
+const WideKernels& wide_kernels() {
+  return *chosen().load(std::memory_order_relaxed);
+}
+
+bool use_wide_kernels(int bits) {
+  const WideKernels* k = wide_kernels_of(bits);
+  if (k) chosen().store(k, std::memory_order_relaxed);
+  return k != nullptr;
 }
 
 }  // namespace mlfma2d

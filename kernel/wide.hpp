@@ -65,5 +65,9 @@ const WideKernels& wide_kernels();
 /// The kernels of `bits` (256 or 512), nullptr where this CPU or build lacks them (for tests
 /// that compare the widths).
 const WideKernels* wide_kernels_of(int bits);
+/// Makes wide_kernels() return the kernels of `bits` from now on (tests and benchmarks that
+/// compare the widths in one process; not while an evaluation runs); false (nothing changed)
+/// where this CPU or build lacks them.
+bool use_wide_kernels(int bits);
 
 }  // namespace mlfma2d
