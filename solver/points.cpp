@@ -41,14 +41,28 @@ struct PointHash {
 
 }  // namespace
 
-void check_points(const std::vector<double>& x, const std::vector<double>& y,
-                  const std::vector<double>& tx, const std::vector<double>& ty) {
+namespace {
+void check_lengths(const std::vector<double>& x, const std::vector<double>& y,
+                   const std::vector<double>& tx, const std::vector<double>& ty) {
   if (x.size() != y.size())
     throw InvalidInput("source x and y have different lengths (" + std::to_string(x.size()) +
                        " and " + std::to_string(y.size()) + ")");
   if (tx.size() != ty.size())
     throw InvalidInput("target x and y have different lengths (" + std::to_string(tx.size()) +
                        " and " + std::to_string(ty.size()) + ")");
+}
+}  // namespace
+
+void check_point_arrays(const std::vector<double>& x, const std::vector<double>& y,
+                        const std::vector<double>& tx, const std::vector<double>& ty) {
+  check_lengths(x, y, tx, ty);
+  check_finite_points(x, y, "source");
+  check_finite_points(tx, ty, "target");
+}
+
+void check_points(const std::vector<double>& x, const std::vector<double>& y,
+                  const std::vector<double>& tx, const std::vector<double>& ty) {
+  check_lengths(x, y, tx, ty);
   if (x.empty()) throw InvalidInput("no sources: at least one source point is needed");
   check_finite_points(x, y, "source");
   check_finite_points(tx, ty, "target");
