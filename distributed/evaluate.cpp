@@ -138,16 +138,71 @@ void DistributedSolver::Impl::send_results(const Outputs& out, int team, Traffic
   }
 }
 
+// The team of an evaluation: beside a device back end's host thread, one thread fewer.
+int DistributedSolver::Impl::team() const {
+  const bool device = near && near->runs_on_device();
+  return device ? std::max(1, threads - 1) : threads;
+}
+
 void DistributedSolver::Impl::evaluate(const Densities& in, const Outputs& out) {
   collectively(comm, [&] { check_evaluation(opt, caller_sources, caller_targets, in, out); });
+  const double t0 = now_seconds();
+  Traffic redistribution;
+  send_strengths(in, team(), &redistribution);
+  compute();
+  send_results(out, team(), &redistribution);
+  finish(t0, redistribution);
+}
+
+void DistributedSolver::Impl::evaluate_owned(const Densities& in, const Outputs& out) {
+  const std::size_t n = own.n_sources(), m = let.tree.n_targets();
+  collectively(comm, [&] { check_evaluation(opt, n, m, in, out); });
+  const double t0 = now_seconds();
+  // The strengths are the own sources' already: into the local order, no exchange.
+  Rows given;
+  given.nd = opt.densities;
+  given.n = n;
+  if (opt.charges) given.a.push_back(const_cast<double*>(in.charges));
+  if (opt.dipoles) {
+    PreparedPoints counts;
+    counts.caller_sources = n;
+    dipole_moments(counts, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density,
+                   opt.densities, &moment_x, &moment_y, team());
+    given.a.push_back(moment_x.data());
+    given.a.push_back(moment_y.data());
+  }
+  const Rows local = local_rows(opt, std::size_t(let.tree.n_sources()), &local_q, &local_mx,
+                                &local_my);
+  const std::int64_t at = let.own_begin;
+  std::vector<double> items(n * std::size_t(given.width()));
+  gather_items(given, n, [](std::int64_t k) { return k; }, items.data(), team());
+  scatter_items(items.data(), n, [&](std::int64_t k) { return at + k; }, local, team());
+  compute();
+  // The outputs are the own targets': as they are.
+  const std::size_t all = std::size_t(opt.densities) * m;
+  auto copy = [&](const std::vector<double>& from, double* to) {
+    if (to && all > 0) std::copy(from.begin(), from.begin() + std::ptrdiff_t(all), to);
+  };
+  copy(phi, out.potential);
+  if (opt.field) copy(ex, out.field_x), copy(ey, out.field_y);
+  if (opt.hessian) {
+    copy(hxx, out.hessian_xx);
+    copy(hxy, out.hessian_xy);
+    for (std::size_t k = 0; k < all; ++k) out.hessian_yy[k] = -hxx[k];
+  }
+  finish(t0, Traffic{});
+}
+
+void DistributedSolver::Impl::compute() {
   Timings& t = timings;
   t.p2m = t.m2m = t.m2l = t.p2l = t.l2l = t.l2p = t.m2p = t.far = t.near = t.total = 0;
   t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
-  Traffic redistribution, ghost, multipole, other;
-  const double t0 = now_seconds();
+  ghost_traffic = multipole_traffic = other_traffic = Traffic{};
   const bool device = near && near->runs_on_device();
-  const int team = device ? std::max(1, threads - 1) : threads;
-  send_strengths(in, team, &redistribution);
+  const int team = this->team();
+  Traffic& ghost = ghost_traffic;
+  Traffic& multipole = multipole_traffic;
+  Traffic& other = other_traffic;
   post_ghosts(team, &ghost);
   // The work between the exchanges: an error is kept, the exchanges go on, and every rank learns
   // of it before the results go back.
@@ -224,8 +279,14 @@ void DistributedSolver::Impl::evaluate(const Densities& in, const Outputs& out) 
     comm.agree(error);
     other.seconds += now_seconds() - a0;
   }
-  send_results(out, team, &redistribution);
+}
+
+void DistributedSolver::Impl::finish(double t0, const Traffic& redistribution) {
+  Timings& t = timings;
   t.total = now_seconds() - t0;
+  const Traffic& ghost = ghost_traffic;
+  const Traffic& multipole = multipole_traffic;
+  const Traffic& other = other_traffic;
   // The figures of this evaluation.
   fig.evaluation = t.total;
   fig.redistribute = redistribution.seconds;
@@ -238,6 +299,34 @@ void DistributedSolver::Impl::evaluate(const Densities& in, const Outputs& out) 
   fig.ghost_sent = ghost.sent;
   fig.multipole_sent = multipole.sent;
   fig.redistribution_sent = redistribution.sent;
+}
+
+DistributedPoints DistributedSolver::Impl::owned_points(bool sources) {
+  // Each sender's caller indices along the route; the receive ranges say which rank sent each.
+  Route& route = sources || self ? own.sources : own.targets;
+  Exchange& ex = route.to_owners;
+  const std::vector<std::int64_t> caller(route.caller.begin(), route.caller.end());
+  std::vector<std::int64_t> origin(std::size_t(ex.recv_items()));
+  Traffic t;
+  ex.post(caller.data(), origin.data(), 1, &t);
+  ex.wait(&t);
+  const Tree& tree = let.tree;
+  const bool own_sources = sources || self;
+  const std::size_t n = route.arrived.size();
+  const std::vector<std::int64_t>& begin = ex.recv_begin();
+  DistributedPoints p;
+  p.x.resize(n);
+  p.y.resize(n);
+  p.rank.resize(n);
+  p.index.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t k = route.arrived[i];
+    p.rank[i] = int(std::upper_bound(begin.begin(), begin.end(), k) - begin.begin()) - 1;
+    p.index[i] = origin[std::size_t(k)];
+    p.x[i] = own_sources ? tree.sx[std::size_t(let.own_begin) + i] : tree.tx()[i];
+    p.y[i] = own_sources ? tree.sy[std::size_t(let.own_begin) + i] : tree.ty()[i];
+  }
+  return p;
 }
 
 // ---- The public class
@@ -308,6 +397,18 @@ Result DistributedSolver::evaluate(const Densities& in) {
 
 void DistributedSolver::evaluate(const Densities& in, const Outputs& out) {
   impl().evaluate(in, out);
+}
+
+void DistributedSolver::evaluate_owned(const Densities& in, const Outputs& out) {
+  impl().evaluate_owned(in, out);
+}
+
+DistributedPoints DistributedSolver::owned_sources() const {
+  return impl().owned_points(true);
+}
+
+DistributedPoints DistributedSolver::owned_targets() const {
+  return impl().owned_points(false);
 }
 
 const Options& DistributedSolver::options() const {

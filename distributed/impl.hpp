@@ -50,6 +50,8 @@ struct DistributedSolver::Impl {
   Impl(MPI_Comm caller, const std::vector<double>& x, const std::vector<double>& y,
        const std::vector<double>& tx, const std::vector<double>& ty, bool self, const Options& o);
   void evaluate(const Densities& in, const Outputs& out);
+  void evaluate_owned(const Densities& in, const Outputs& out);
+  DistributedPoints owned_points(bool sources);
 
   // ---- construction (solver.cpp)
   void agree_on_inputs(bool self_evaluation, Traffic* t);
@@ -65,8 +67,14 @@ struct DistributedSolver::Impl {
   void send_strengths(const Densities& in, int team, Traffic* t);
   void post_ghosts(int team, Traffic* t);
   void receive_ghosts(int team, Traffic* t);
-  void near_field(class EvaluationThreads* run, Timings* t);
   void send_results(const Outputs& out, int team, Traffic* t);
+  int team() const;
+  /// Everything between the strengths in the local arrays and the outputs in phi, ex, ...: the
+  /// ghosts, the upward pass, the multipoles, the near field, the downward pass.
+  void compute();
+  /// The evaluation's total and figures.
+  void finish(double t0, const Traffic& redistribution);
+  Traffic ghost_traffic, multipole_traffic, other_traffic;
 };
 
 }  // namespace mlfma2d

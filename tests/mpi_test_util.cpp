@@ -50,18 +50,31 @@ int mpi_test_main(int argc, char** argv) {
   return failed;
 }
 
+namespace {
+// The rank that passes point i: scattered, never `none` (when there is another rank).
+int part_of(std::size_t i, int salt, int none, int ranks) {
+  int r = int((i * 7919 + std::size_t(salt)) % std::size_t(ranks));
+  if (r == none && ranks > 1) r = (r + 1) % ranks;
+  return r;
+}
+}  // namespace
+
 Part take_part(const std::vector<double>& x, const std::vector<double>& y, int salt, int none) {
   const int rank = mpi_rank(), n = mpi_size();
   Part p;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    int r = int((i * 7919 + std::size_t(salt)) % std::size_t(n));
-    if (r == none) r = (r + 1) % n;
-    if (r != rank || (n > 1 && rank == none)) continue;
+    if (part_of(i, salt, none, n) != rank) continue;
     p.index.push_back(i);
     p.x.push_back(x[i]);
     p.y.push_back(y[i]);
   }
   return p;
+}
+
+std::vector<std::vector<std::size_t>> all_parts(std::size_t n, int salt, int none) {
+  std::vector<std::vector<std::size_t>> parts(static_cast<std::size_t>(mpi_size()));
+  for (std::size_t i = 0; i < n; ++i) parts[part_of(i, salt, none, mpi_size())].push_back(i);
+  return parts;
 }
 
 std::vector<double> part_rows(const std::vector<double>& v, int nd, std::size_t n,

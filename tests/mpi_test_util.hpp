@@ -31,6 +31,9 @@ struct Part {
 /// % ranks), so that every rank passes points from everywhere and the solver must move them;
 /// `none` (if >= 0): that rank passes none.
 Part take_part(const std::vector<double>& x, const std::vector<double>& y, int salt, int none = -1);
+/// The global index of each point every rank passes (take_part's choice): parts[r][j] is rank
+/// r's point j.
+std::vector<std::vector<std::size_t>> all_parts(std::size_t n, int salt, int none = -1);
 /// Rows of nd x n values (global) restricted to the part: nd x part.
 std::vector<double> part_rows(const std::vector<double>& v, int nd, std::size_t n,
                               const Part& part);

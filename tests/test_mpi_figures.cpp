@@ -92,6 +92,50 @@ TEST(DistributedFigures, WorkTrafficAndBalance) {
   EXPECT_TRUE(std::isfinite(imbalance));
 }
 
+TEST(DistributedFigures, TheOwnedOrderNeedsNoRedistribution) {
+  // Separate targets: the owned sources and targets, where each came from, and an evaluation in
+  // their order against the one-process Solver's at the same points.
+  const std::size_t n = 9000, m = 5000;
+  const PointSet src = make_points("disk", n, 2), tgt = make_points("uniform", m, 6);
+  Options opt = cpu_options(32);
+  opt.field = true;
+  Solver one(src.x, src.y, tgt.x, tgt.y, opt);
+  const Result ref = one.evaluate(src.q);
+  const Part sp = take_part(src.x, src.y, 1), tp = take_part(tgt.x, tgt.y, 2);
+  DistributedSolver ds(MPI_COMM_WORLD, sp.x, sp.y, tp.x, tp.y, opt);
+  const DistributedPoints os = ds.owned_sources(), ot = ds.owned_targets();
+  const auto sparts = all_parts(n, 1), tparts = all_parts(m, 2);
+  std::vector<double> q;
+  for (std::size_t i = 0; i < os.x.size(); ++i) {
+    const std::size_t g = sparts[os.rank[i]][std::size_t(os.index[i])];
+    EXPECT_EQ(os.x[i], src.x[g]);
+    EXPECT_EQ(os.y[i], src.y[g]);
+    q.push_back(src.q[g]);
+  }
+  Part owned;  // the owned targets as a part of the global targets
+  for (std::size_t i = 0; i < ot.x.size(); ++i) {
+    const std::size_t g = tparts[ot.rank[i]][std::size_t(ot.index[i])];
+    EXPECT_EQ(ot.x[i], tgt.x[g]);
+    EXPECT_EQ(ot.y[i], tgt.y[g]);
+    owned.index.push_back(g);
+  }
+  Result r;
+  r.potential.resize(ot.x.size() + 1);  // + 1: a rank with no targets still passes an array
+  r.field_x.resize(ot.x.size() + 1);
+  r.field_y.resize(ot.x.size() + 1);
+  Densities in;
+  in.charges = q.data();
+  ds.evaluate_owned(in, Outputs{r.potential.data(), r.field_x.data(), r.field_y.data()});
+  for (std::vector<double>* v : {&r.potential, &r.field_x, &r.field_y}) v->pop_back();
+  expect_outputs_near(r, ref, 1, m, owned, 1e-12, "the owned order");
+  EXPECT_EQ(ds.figures().redistribution_sent, 0u);
+  // Owned sources and targets make every point once.
+  std::size_t counts[2] = {os.x.size(), ot.x.size()};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(counts[0], n);
+  EXPECT_EQ(counts[1], m);
+}
+
 // Throws on every rank, of type E, with `part` in its message.
 template <class E, class F>
 void expect_everywhere(F&& f, const std::string& part) {

@@ -57,6 +57,15 @@ struct DistributedFigures {
   std::uint64_t redistribution_sent = 0;  ///< of sent: strengths to owners, results back
 };
 
+/// \brief The points a rank owns after the partition, in the order
+/// DistributedSolver::evaluate_owned takes their strengths (sources) and gives their results
+/// (targets): their coordinates and where each came from.
+struct DistributedPoints {
+  std::vector<double> x, y;
+  std::vector<int> rank;             ///< the rank that passed the point
+  std::vector<std::int64_t> index;   ///< its index among that rank's points
+};
+
 /// \brief The fast multipole evaluation over the ranks of an MPI communicator.
 class DistributedSolver {
  public:
@@ -78,6 +87,16 @@ class DistributedSolver {
   Result evaluate(const Densities& sources);
   /// The same into caller arrays of nd x (this rank's targets) each.
   void evaluate(const Densities& sources, const Outputs& outputs);
+  /// The evaluation in the owned order: the strengths of this rank's own sources (nd x
+  /// owned_sources(), their order), the outputs at its own targets (nd x owned_targets()).
+  /// Without the two exchanges that move the strengths to their owners and the results back,
+  /// whose bytes follow the points (docs/distributed.md): what a method that iterates over the
+  /// ranks calls.
+  void evaluate_owned(const Densities& sources, const Outputs& outputs);
+  /// This rank's own sources and targets (the sources again in self-evaluation), in the owned
+  /// order. Collective: every rank learns where its own points came from.
+  DistributedPoints owned_sources() const;
+  DistributedPoints owned_targets() const;
 
   const Options& options() const;
   /// The global tree's figures; the work figures (near pairs, M2L pairs, W and X terms, flops)

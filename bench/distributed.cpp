@@ -1,0 +1,211 @@
+// mlfma2d_bench_mpi: the distributed solver's scaling (docs/distributed.md), one configuration per
+// run under mpirun: every rank generates the same global point set and passes its contiguous
+// share of the generator's order (points from everywhere: the solver moves them to their
+// owners), builds the DistributedSolver, and evaluates --repeat times. Rank 0 prints one table row
+// per evaluation and a summary -- time per evaluation (the slowest rank's), communication time,
+// the work's imbalance (max/mean of evaluation less communication), bytes per evaluation by kind
+// -- and with --json FILE writes every rank's figures (their field table) with the summary.
+//
+//   mpirun -np 4 mlfma2d_bench_mpi --n 1000000 --shape uniform --backend cpu --repeat 5
+//   mpirun -np 8 mlfma2d_bench_mpi --per-rank 1000000 ...    (weak scaling: N = ranks x per-rank)
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "mlfma2d/distributed.hpp"
+#include "mlfma2d/io.hpp"
+
+namespace {
+
+using json = nlohmann::json;
+using mlfma2d::DistributedFigures;
+
+struct Args {
+  std::size_t n = 1000000, per_rank = 0;
+  std::string shape = "uniform", backend = "cpu", tree = "adaptive", json;
+  double eps = 1e-6;
+  int ct = 0, threads = 0, repeat = 5, densities = 1;
+  bool field = false, verify = false;
+};
+
+[[noreturn]] void usage(const std::string& why, int rank) {
+  if (rank == 0)
+    std::fprintf(stderr,
+                 "mlfma2d_bench_mpi: %s\n"
+                 "usage: mpirun -np P mlfma2d_bench_mpi [--n N | --per-rank N] [--shape S]\n"
+                 "         [--backend B] [--tree T] [--eps X] [--ct C] [--threads T]\n"
+                 "         [--densities ND] [--field] [--repeat K] [--verify] [--json FILE]\n",
+                 why.c_str());
+  MPI_Finalize();
+  std::exit(2);
+}
+
+Args parse(int argc, char** argv, int rank) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (k == "--help" || k == "-h") usage("the distributed solver's time and traffic", rank);
+    if (k == "--field") {
+      a.field = true;
+      continue;
+    }
+    if (k == "--verify") {
+      a.verify = true;
+      continue;
+    }
+    if (i + 1 >= argc) usage("missing value after " + k, rank);
+    const std::string v = argv[++i];
+    try {
+      if (k == "--n") a.n = std::size_t(std::stod(v));
+      else if (k == "--per-rank") a.per_rank = std::size_t(std::stod(v));
+      else if (k == "--shape") a.shape = v;
+      else if (k == "--backend") a.backend = v;
+      else if (k == "--tree") a.tree = v;
+      else if (k == "--eps") a.eps = std::stod(v);
+      else if (k == "--ct") a.ct = std::stoi(v);
+      else if (k == "--threads") a.threads = std::stoi(v);
+      else if (k == "--densities") a.densities = std::stoi(v);
+      else if (k == "--repeat") a.repeat = std::max(1, std::stoi(v));
+      else if (k == "--json") a.json = v;
+      else usage("unknown option " + k, rank);
+    } catch (const std::logic_error&) {
+      usage("bad value for " + k + ": " + v, rank);
+    }
+  }
+  return a;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// One evaluation's summary over the ranks, from every rank's figures (rank 0).
+json summary(const std::vector<DistributedFigures>& all) {
+  double slowest = 0, comm_max = 0, comm_mean = 0;
+  std::uint64_t sent = 0, ghost = 0, mp = 0, redistribution = 0, most = 0;
+  for (const DistributedFigures& f : all) {
+    slowest = std::max(slowest, f.evaluation);
+    comm_max = std::max(comm_max, f.communication);
+    comm_mean += f.communication / double(all.size());
+    sent += f.sent;
+    ghost += f.ghost_sent;
+    mp += f.multipole_sent;
+    redistribution += f.redistribution_sent;
+    most = std::max<std::uint64_t>(most, f.sent);
+  }
+  return {{"evaluation", slowest},     {"communication_max", comm_max},
+          {"communication_mean", comm_mean}, {"imbalance", mlfma2d::work_imbalance(all)},
+          {"bytes_sent", sent},        {"ghost_bytes", ghost},
+          {"multipole_bytes", mp},     {"redistribution_bytes", redistribution},
+          {"most_bytes_one_rank", most}};
+}
+
+json figures_json(const DistributedFigures& f) {
+  json j;
+  mlfma2d::for_each_field(f, [&](const auto& field, const auto& v) { j[field.name] = v; });
+  return j;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const Args a = parse(argc, argv, rank);
+  const std::size_t n = a.per_rank > 0 ? a.per_rank * std::size_t(ranks) : a.n;
+  int status = 0;
+  try {
+    const mlfma2d::PointSet pts = mlfma2d::generate_points(a.shape, n, 1);
+    const std::size_t lo = n * std::size_t(rank) / std::size_t(ranks),
+                      hi = n * std::size_t(rank + 1) / std::size_t(ranks);
+    const std::vector<double> x(pts.x.begin() + lo, pts.x.begin() + hi),
+        y(pts.y.begin() + lo, pts.y.begin() + hi);
+    std::vector<double> q;
+    for (int d = 0; d < a.densities; ++d) q.insert(q.end(), pts.q.begin() + lo, pts.q.begin() + hi);
+    mlfma2d::Options opt;
+    opt.eps = a.eps;
+    opt.ct = a.ct;
+    opt.backend = a.backend;
+    opt.tree = a.tree;
+    opt.threads = a.threads;
+    opt.field = a.field;
+    opt.densities = a.densities;
+    MPI_Barrier(MPI_COMM_WORLD);
+    mlfma2d::DistributedSolver ds(MPI_COMM_WORLD, x, y, opt);
+    const mlfma2d::TreeStats& st = ds.stats();
+    if (rank == 0) {
+      std::printf("mlfma2d_bench_mpi: %d ranks, N = %zu %s, back end %s, CT %d, L = %d, p = %d, "
+                  "leaves %zu, set-up %.3f s\n",
+                  ranks, n, a.shape.c_str(), ds.auto_choice().backend.c_str(), st.ct, st.levels,
+                  st.terms, st.leaf_boxes, ds.figures().setup);
+      std::printf("%4s %10s %10s %10s %9s %12s %12s %12s %12s\n", "eval", "time_s", "comm_max_s",
+                  "comm_mean", "imbalance", "sent_MB", "ghost_MB", "multipole_MB", "redist_MB");
+    }
+    json runs = json::array();
+    std::vector<double> times;
+    mlfma2d::Result r;
+    std::vector<DistributedFigures> last;
+    for (int k = 0; k < a.repeat; ++k) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      r = ds.evaluate(q);
+      last = ds.gather_figures(0);
+      if (rank != 0) continue;
+      const json s = summary(last);
+      times.push_back(s["evaluation"].get<double>());
+      runs.push_back(s);
+      auto mb = [&](const char* key) { return s[key].get<double>() / 1e6; };
+      std::printf("%4d %10.4f %10.4f %10.4f %9.3f %12.3f %12.3f %12.3f %12.3f\n", k,
+                  s["evaluation"].get<double>(), s["communication_max"].get<double>(),
+                  s["communication_mean"].get<double>(), s["imbalance"].get<double>(),
+                  mb("bytes_sent"), mb("ghost_bytes"), mb("multipole_bytes"),
+                  mb("redistribution_bytes"));
+    }
+    double error = -1;
+    if (a.verify) {
+      // Direct sums at every 1000th of this rank's targets, the error over every rank.
+      std::vector<std::size_t> which;
+      for (std::size_t i = lo; i < hi; i += 1000) which.push_back(i);
+      std::vector<double> ref;
+      mlfma2d::direct_sum(pts.x, pts.y, pts.q, pts.x, pts.y, which, &ref, nullptr, nullptr);
+      double s[2] = {0, 0};
+      for (std::size_t k = 0; k < which.size(); ++k) {
+        const double d = r.potential[which[k] - lo] - ref[k];
+        s[0] += d * d;
+        s[1] += ref[k] * ref[k];
+      }
+      MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      error = std::sqrt(s[0] / s[1]);
+    }
+    if (rank == 0) {
+      std::printf("median time per evaluation %.4f s", median(times));
+      if (a.verify) std::printf(", relative L2 error of the potential %.2e", error);
+      std::printf("\n");
+      if (!a.json.empty()) {
+        json j = {{"ranks", ranks}, {"n", n}, {"shape", a.shape}, {"backend", ds.auto_choice().backend},
+                  {"ct", st.ct}, {"levels", st.levels}, {"terms", st.terms},
+                  {"leaves", st.leaf_boxes}, {"eps", a.eps}, {"densities", a.densities},
+                  {"field", a.field}, {"threads", opt.threads}, {"evaluations", runs},
+                  {"median_evaluation", median(times)}};
+        if (a.verify) j["error"] = error;
+        j["ranks_figures"] = json::array();
+        for (const DistributedFigures& f : last) j["ranks_figures"].push_back(figures_json(f));
+        mlfma2d::write_text_file(a.json, j.dump(2) + "\n");
+      }
+    }
+  } catch (const std::exception& e) {
+    if (rank == 0) std::fprintf(stderr, "mlfma2d_bench_mpi: %s\n", e.what());
+    status = 1;
+  }
+  MPI_Finalize();
+  return status;
+}
