@@ -5,6 +5,10 @@
 // per evaluation and a summary -- time per evaluation (the slowest rank's), communication time,
 // the work's imbalance (max/mean of evaluation less communication), bytes per evaluation by kind
 // -- and with --json FILE writes every rank's figures (their field table) with the summary.
+// --layout: "caller" evaluates in the order the ranks passed the points (the strengths go to
+// their owners and the results come back: bytes that follow the points), "owned" in the owned
+// order (evaluate_owned: the exchanges of ghosts and multipoles alone), "both" (the default)
+// alternates the two.
 //
 //   mpirun -np 4 mlfma2d_bench_mpi --n 1000000 --shape uniform --backend cpu --repeat 5
 //   mpirun -np 8 mlfma2d_bench_mpi --per-rank 1000000 ...    (weak scaling: N = ranks x per-rank)
@@ -14,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -32,6 +37,7 @@ struct Args {
   double eps = 1e-6;
   int ct = 0, threads = 0, repeat = 5, densities = 1;
   bool field = false, verify = false;
+  std::string layout = "both";
 };
 
 [[noreturn]] void usage(const std::string& why, int rank) {
@@ -40,7 +46,8 @@ struct Args {
                  "mlfma2d_bench_mpi: %s\n"
                  "usage: mpirun -np P mlfma2d_bench_mpi [--n N | --per-rank N] [--shape S]\n"
                  "         [--backend B] [--tree T] [--eps X] [--ct C] [--threads T]\n"
-                 "         [--densities ND] [--field] [--repeat K] [--verify] [--json FILE]\n",
+                 "         [--densities ND] [--field] [--repeat K] [--layout caller|owned|both]\n"
+                 "         [--verify] [--json FILE]\n",
                  why.c_str());
   MPI_Finalize();
   std::exit(2);
@@ -62,22 +69,38 @@ Args parse(int argc, char** argv, int rank) {
     if (i + 1 >= argc) usage("missing value after " + k, rank);
     const std::string v = argv[++i];
     try {
-      if (k == "--n") a.n = std::size_t(std::stod(v));
-      else if (k == "--per-rank") a.per_rank = std::size_t(std::stod(v));
-      else if (k == "--shape") a.shape = v;
-      else if (k == "--backend") a.backend = v;
-      else if (k == "--tree") a.tree = v;
-      else if (k == "--eps") a.eps = std::stod(v);
-      else if (k == "--ct") a.ct = std::stoi(v);
-      else if (k == "--threads") a.threads = std::stoi(v);
-      else if (k == "--densities") a.densities = std::stoi(v);
-      else if (k == "--repeat") a.repeat = std::max(1, std::stoi(v));
-      else if (k == "--json") a.json = v;
-      else usage("unknown option " + k, rank);
+      if (k == "--n")
+        a.n = std::size_t(std::stod(v));
+      else if (k == "--per-rank")
+        a.per_rank = std::size_t(std::stod(v));
+      else if (k == "--shape")
+        a.shape = v;
+      else if (k == "--backend")
+        a.backend = v;
+      else if (k == "--tree")
+        a.tree = v;
+      else if (k == "--eps")
+        a.eps = std::stod(v);
+      else if (k == "--ct")
+        a.ct = std::stoi(v);
+      else if (k == "--threads")
+        a.threads = std::stoi(v);
+      else if (k == "--densities")
+        a.densities = std::stoi(v);
+      else if (k == "--repeat")
+        a.repeat = std::max(1, std::stoi(v));
+      else if (k == "--json")
+        a.json = v;
+      else if (k == "--layout")
+        a.layout = v;
+      else
+        usage("unknown option " + k, rank);
     } catch (const std::logic_error&) {
       usage("bad value for " + k + ": " + v, rank);
     }
   }
+  if (a.layout != "caller" && a.layout != "owned" && a.layout != "both")
+    usage("--layout takes caller, owned or both, not " + a.layout, rank);
   return a;
 }
 
@@ -100,10 +123,14 @@ json summary(const std::vector<DistributedFigures>& all) {
     redistribution += f.redistribution_sent;
     most = std::max<std::uint64_t>(most, f.sent);
   }
-  return {{"evaluation", slowest},     {"communication_max", comm_max},
-          {"communication_mean", comm_mean}, {"imbalance", mlfma2d::work_imbalance(all)},
-          {"bytes_sent", sent},        {"ghost_bytes", ghost},
-          {"multipole_bytes", mp},     {"redistribution_bytes", redistribution},
+  return {{"evaluation", slowest},
+          {"communication_max", comm_max},
+          {"communication_mean", comm_mean},
+          {"imbalance", mlfma2d::work_imbalance(all)},
+          {"bytes_sent", sent},
+          {"ghost_bytes", ghost},
+          {"multipole_bytes", mp},
+          {"redistribution_bytes", redistribution},
           {"most_bytes_one_rank", most}};
 }
 
@@ -144,31 +171,57 @@ int main(int argc, char** argv) {
     mlfma2d::DistributedSolver ds(MPI_COMM_WORLD, x, y, opt);
     const mlfma2d::TreeStats& st = ds.stats();
     if (rank == 0) {
-      std::printf("mlfma2d_bench_mpi: %d ranks, N = %zu %s, back end %s, CT %d, L = %d, p = %d, "
-                  "leaves %zu, set-up %.3f s\n",
-                  ranks, n, a.shape.c_str(), ds.auto_choice().backend.c_str(), st.ct, st.levels,
-                  st.terms, st.leaf_boxes, ds.figures().setup);
-      std::printf("%4s %10s %10s %10s %9s %12s %12s %12s %12s\n", "eval", "time_s", "comm_max_s",
-                  "comm_mean", "imbalance", "sent_MB", "ghost_MB", "multipole_MB", "redist_MB");
+      std::printf(
+          "mlfma2d_bench_mpi: %d ranks, N = %zu %s, back end %s, CT %d, L = %d, p = %d, "
+          "leaves %zu, set-up %.3f s\n",
+          ranks, n, a.shape.c_str(), ds.auto_choice().backend.c_str(), st.ct, st.levels, st.terms,
+          st.leaf_boxes, ds.figures().setup);
+      std::printf("%4s %-7s %10s %10s %10s %9s %12s %12s %12s %12s\n", "eval", "layout", "time_s",
+                  "comm_max_s", "comm_mean", "imbalance", "sent_MB", "ghost_MB", "multipole_MB",
+                  "redist_MB");
     }
+    // The owned order's strengths: the generator's charges of the points this rank owns.
+    const mlfma2d::DistributedPoints owned = ds.owned_sources();
+    std::vector<double> owned_q;
+    for (int d = 0; d < a.densities; ++d)
+      for (std::size_t i = 0; i < owned.x.size(); ++i) {
+        const std::size_t from = n * std::size_t(owned.rank[i]) / std::size_t(ranks);
+        owned_q.push_back(pts.q[from + std::size_t(owned.index[i])]);
+      }
+    std::vector<std::string> layouts = {a.layout};
+    if (a.layout == "both") layouts = {"owned", "caller"};
     json runs = json::array();
-    std::vector<double> times;
+    std::map<std::string, std::vector<double>> times;
     mlfma2d::Result r;
+    // Outputs at the owned targets (the owned sources: self-evaluation); + 1: a rank that owns
+    // no point still passes arrays.
+    std::vector<double> owned_phi(owned_q.size() + 1), owned_fx(owned_phi.size()),
+        owned_fy(owned_phi.size());
     std::vector<DistributedFigures> last;
     for (int k = 0; k < a.repeat; ++k) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      r = ds.evaluate(q);
-      last = ds.gather_figures(0);
-      if (rank != 0) continue;
-      const json s = summary(last);
-      times.push_back(s["evaluation"].get<double>());
-      runs.push_back(s);
-      auto mb = [&](const char* key) { return s[key].get<double>() / 1e6; };
-      std::printf("%4d %10.4f %10.4f %10.4f %9.3f %12.3f %12.3f %12.3f %12.3f\n", k,
-                  s["evaluation"].get<double>(), s["communication_max"].get<double>(),
-                  s["communication_mean"].get<double>(), s["imbalance"].get<double>(),
-                  mb("bytes_sent"), mb("ghost_bytes"), mb("multipole_bytes"),
-                  mb("redistribution_bytes"));
+      for (const std::string& layout : layouts) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (layout == "caller") {
+          r = ds.evaluate(q);
+        } else {
+          mlfma2d::Densities in;
+          in.charges = owned_q.data();
+          ds.evaluate_owned(in,
+                            mlfma2d::Outputs{owned_phi.data(), owned_fx.data(), owned_fy.data()});
+        }
+        last = ds.gather_figures(0);
+        if (rank != 0) continue;
+        json s = summary(last);
+        s["layout"] = layout;
+        times[layout].push_back(s["evaluation"].get<double>());
+        runs.push_back(s);
+        auto mb = [&](const char* key) { return s[key].get<double>() / 1e6; };
+        std::printf("%4d %-7s %10.4f %10.4f %10.4f %9.3f %12.3f %12.3f %12.3f %12.3f\n", k,
+                    layout.c_str(), s["evaluation"].get<double>(),
+                    s["communication_max"].get<double>(), s["communication_mean"].get<double>(),
+                    s["imbalance"].get<double>(), mb("bytes_sent"), mb("ghost_bytes"),
+                    mb("multipole_bytes"), mb("redistribution_bytes"));
+      }
     }
     double error = -1;
     if (a.verify) {
@@ -187,15 +240,20 @@ int main(int argc, char** argv) {
       error = std::sqrt(s[0] / s[1]);
     }
     if (rank == 0) {
-      std::printf("median time per evaluation %.4f s", median(times));
+      std::printf("median time per evaluation:");
+      for (const auto& [layout, t] : times) std::printf(" %s %.4f s", layout.c_str(), median(t));
       if (a.verify) std::printf(", relative L2 error of the potential %.2e", error);
       std::printf("\n");
       if (!a.json.empty()) {
-        json j = {{"ranks", ranks}, {"n", n}, {"shape", a.shape}, {"backend", ds.auto_choice().backend},
-                  {"ct", st.ct}, {"levels", st.levels}, {"terms", st.terms},
-                  {"leaves", st.leaf_boxes}, {"eps", a.eps}, {"densities", a.densities},
-                  {"field", a.field}, {"threads", opt.threads}, {"evaluations", runs},
-                  {"median_evaluation", median(times)}};
+        json j = {{"ranks", ranks},     {"n", n},
+                  {"shape", a.shape},   {"backend", ds.auto_choice().backend},
+                  {"ct", st.ct},        {"levels", st.levels},
+                  {"terms", st.terms},  {"leaves", st.leaf_boxes},
+                  {"eps", a.eps},       {"densities", a.densities},
+                  {"field", a.field},   {"threads", opt.threads},
+                  {"evaluations", runs}};
+        for (const auto& [layout, t] : times) j["median_" + layout] = median(t);
+        j["median_evaluation"] = median(times.count("owned") ? times["owned"] : times["caller"]);
         if (a.verify) j["error"] = error;
         j["ranks_figures"] = json::array();
         for (const DistributedFigures& f : last) j["ranks_figures"].push_back(figures_json(f));

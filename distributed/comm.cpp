@@ -156,8 +156,8 @@ std::vector<T> Comm::alltoallv(const std::vector<T>& send, const std::vector<std
   in_mpi(t, [&] {
     MPI_Alltoall(counts.data(), 1, MPI_INT64_T, recv_counts->data(), 1, MPI_INT64_T, comm_);
   });
-  std::vector<T> recv(std::size_t(
-      std::accumulate(recv_counts->begin(), recv_counts->end(), std::int64_t(0))));
+  std::vector<T> recv(
+      std::size_t(std::accumulate(recv_counts->begin(), recv_counts->end(), std::int64_t(0))));
   alltoallv_bytes(send.data(), counts, recv.data(), *recv_counts, mpi_type<T>(), t);
   std::uint64_t self_send = std::uint64_t(counts[rank_]);
   t->sent += (send.size() - self_send) * sizeof(T);
@@ -184,13 +184,13 @@ void Comm::alltoallv_bytes(const void* send, const std::vector<std::int64_t>& co
   });
 }
 
-#define MLFMA2D_COMM_TYPES(T)                                                                     \
-  template void Comm::allreduce<T>(T*, std::size_t, MPI_Op, Traffic*) const;                      \
-  template void Comm::broadcast<T>(T*, std::size_t, int, Traffic*) const;                         \
+#define MLFMA2D_COMM_TYPES(T)                                                                    \
+  template void Comm::allreduce<T>(T*, std::size_t, MPI_Op, Traffic*) const;                     \
+  template void Comm::broadcast<T>(T*, std::size_t, int, Traffic*) const;                        \
   template std::vector<T> Comm::allgatherv<T>(const std::vector<T>&, std::vector<std::int64_t>*, \
-                                              Traffic*) const;                                    \
-  template std::vector<T> Comm::alltoallv<T>(const std::vector<T>&,                               \
-                                             const std::vector<std::int64_t>&,                    \
+                                              Traffic*) const;                                   \
+  template std::vector<T> Comm::alltoallv<T>(const std::vector<T>&,                              \
+                                             const std::vector<std::int64_t>&,                   \
                                              std::vector<std::int64_t>*, Traffic*) const;
 MLFMA2D_COMM_TYPES(double)
 MLFMA2D_COMM_TYPES(std::int64_t)
@@ -220,7 +220,9 @@ Exchange::~Exchange() {
     MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
 }
 
-Exchange::Exchange(Exchange&& o) noexcept { *this = std::move(o); }
+Exchange::Exchange(Exchange&& o) noexcept {
+  *this = std::move(o);
+}
 
 Exchange& Exchange::operator=(Exchange&& o) noexcept {
   comm_ = o.comm_;
@@ -269,9 +271,8 @@ void Exchange::post_bytes(const void* send, void* recv, MPI_Datatype type, std::
 bool Exchange::progress(Traffic* t) {
   if (requests_.empty()) return true;
   int done = 0;
-  in_mpi(t, [&] {
-    MPI_Testall(int(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE);
-  });
+  in_mpi(t,
+         [&] { MPI_Testall(int(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE); });
   if (done) requests_.clear();
   return done != 0;
 }

@@ -74,41 +74,45 @@ void DistributedSolver::Impl::send_strengths(const Densities& in, int team, Traf
   items_out.resize(std::size_t(route.send_items()) * w);
   items_in.resize(std::size_t(route.recv_items()) * w);
   const Array<std::int64_t>& order = own.sources.caller;
-  gather_items(caller, std::size_t(route.send_items()), [&](std::int64_t k) { return order[k]; },
-               items_out.data(), team);
+  gather_items(
+      caller, std::size_t(route.send_items()), [&](std::int64_t k) { return order[k]; },
+      items_out.data(), team);
   route.post(items_out.data(), items_in.data(), int(w), t);
   route.wait(t);
   // Into the local order: own source i (local position own_begin + i) arrived as item
   // arrived[i]; item k is own source source_of_item[k].
-  const Rows local = local_rows(opt, std::size_t(let.tree.n_sources()), &local_q, &local_mx,
-                                &local_my);
+  const Rows local =
+      local_rows(opt, std::size_t(let.tree.n_sources()), &local_q, &local_mx, &local_my);
   const std::int64_t at = let.own_begin;
-  scatter_items(items_in.data(), std::size_t(route.recv_items()),
-                [&](std::int64_t k) { return at + source_of_item[k]; }, local, team);
+  scatter_items(
+      items_in.data(), std::size_t(route.recv_items()),
+      [&](std::int64_t k) { return at + source_of_item[k]; }, local, team);
 }
 
 void DistributedSolver::Impl::post_ghosts(int team, Traffic* t) {
   Exchange& ex = ghosts.exchange;
-  const Rows local = local_rows(opt, std::size_t(let.tree.n_sources()), &local_q, &local_mx,
-                                &local_my);
+  const Rows local =
+      local_rows(opt, std::size_t(let.tree.n_sources()), &local_q, &local_mx, &local_my);
   const std::size_t w = std::size_t(local.width());
   ghost_out.resize(std::size_t(ex.send_items()) * w);
   ghost_in.resize(std::size_t(ex.recv_items()) * w);
   const std::int64_t at = let.own_begin;
-  gather_items(local, std::size_t(ex.send_items()),
-               [&](std::int64_t k) { return at + ghosts.send_index[k]; }, ghost_out.data(), team);
+  gather_items(
+      local, std::size_t(ex.send_items()),
+      [&](std::int64_t k) { return at + ghosts.send_index[k]; }, ghost_out.data(), team);
   ex.post(ghost_out.data(), ghost_in.data(), int(w), t);
 }
 
 void DistributedSolver::Impl::receive_ghosts(int team, Traffic* t) {
   Exchange& ex = ghosts.exchange;
   ex.wait(t);
-  const Rows local = local_rows(opt, std::size_t(let.tree.n_sources()), &local_q, &local_mx,
-                                &local_my);
+  const Rows local =
+      local_rows(opt, std::size_t(let.tree.n_sources()), &local_q, &local_mx, &local_my);
   // Ghosts of lower ranks sit before the own sources, those of higher ranks after them.
   const std::int64_t before = ghosts.before, n_own = std::int64_t(own.n_sources());
-  scatter_items(ghost_in.data(), std::size_t(ex.recv_items()),
-                [&](std::int64_t k) { return k < before ? k : k + n_own; }, local, team);
+  scatter_items(
+      ghost_in.data(), std::size_t(ex.recv_items()),
+      [&](std::int64_t k) { return k < before ? k : k + n_own; }, local, team);
 }
 
 void DistributedSolver::Impl::send_results(const Outputs& out, int team, Traffic* t) {
@@ -124,14 +128,15 @@ void DistributedSolver::Impl::send_results(const Outputs& out, int team, Traffic
   const std::size_t w = std::size_t(rows.width());
   items_out.resize(std::size_t(route.send_items()) * w);
   items_in.resize(std::size_t(route.recv_items()) * w);
-  gather_items(rows, std::size_t(route.send_items()),
-               [&](std::int64_t k) { return target_of_item[k]; }, items_out.data(), team);
+  gather_items(
+      rows, std::size_t(route.send_items()), [&](std::int64_t k) { return target_of_item[k]; },
+      items_out.data(), team);
   route.post(items_out.data(), items_in.data(), int(w), t);
   route.wait(t);
   const Array<std::int64_t>& order = (self ? own.sources : own.targets).caller;
-  scatter_items(items_in.data(), std::size_t(route.recv_items()),
-                [&](std::int64_t k) { return order[k]; }, output_rows(opt, caller_targets, out),
-                team);
+  scatter_items(
+      items_in.data(), std::size_t(route.recv_items()), [&](std::int64_t k) { return order[k]; },
+      output_rows(opt, caller_targets, out), team);
   if (opt.hessian) {
     const std::size_t n = std::size_t(opt.densities) * caller_targets;
     for (std::size_t i = 0; i < n; ++i) out.hessian_yy[i] = -out.hessian_xx[i];
@@ -171,12 +176,14 @@ void DistributedSolver::Impl::evaluate_owned(const Densities& in, const Outputs&
     given.a.push_back(moment_x.data());
     given.a.push_back(moment_y.data());
   }
-  const Rows local = local_rows(opt, std::size_t(let.tree.n_sources()), &local_q, &local_mx,
-                                &local_my);
+  const Rows local =
+      local_rows(opt, std::size_t(let.tree.n_sources()), &local_q, &local_mx, &local_my);
   const std::int64_t at = let.own_begin;
   std::vector<double> items(n * std::size_t(given.width()));
-  gather_items(given, n, [](std::int64_t k) { return k; }, items.data(), team());
-  scatter_items(items.data(), n, [&](std::int64_t k) { return at + k; }, local, team());
+  gather_items(
+      given, n, [](std::int64_t k) { return k; }, items.data(), team());
+  scatter_items(
+      items.data(), n, [&](std::int64_t k) { return at + k; }, local, team());
   compute();
   // The outputs are the own targets': as they are.
   const std::size_t all = std::size_t(opt.densities) * m;
@@ -215,8 +222,7 @@ void DistributedSolver::Impl::compute() {
       error = std::current_exception();
     }
   };
-  const Strengths s{opt.charges ? local_q.data() : nullptr,
-                    opt.dipoles ? local_mx.data() : nullptr,
+  const Strengths s{opt.charges ? local_q.data() : nullptr, opt.dipoles ? local_mx.data() : nullptr,
                     opt.dipoles ? local_my.data() : nullptr};
   guarded([&] {
     timed(&t.far, [&] {
@@ -249,12 +255,12 @@ void DistributedSolver::Impl::compute() {
       guarded([&] {
         run.start_near_field([&] {
           timed(&t.near, [&] {
-            near->evaluate(NearSources{s.q, s.mx, s.my},
-                           NearOutputs{phi.data(), opt.field ? ex.data() : nullptr,
-                                       opt.field ? ey.data() : nullptr,
-                                       opt.hessian ? hxx.data() : nullptr,
-                                       opt.hessian ? hxy.data() : nullptr},
-                           &near_times);
+            near->evaluate(
+                NearSources{s.q, s.mx, s.my},
+                NearOutputs{phi.data(), opt.field ? ex.data() : nullptr,
+                            opt.field ? ey.data() : nullptr, opt.hessian ? hxx.data() : nullptr,
+                            opt.hessian ? hxy.data() : nullptr},
+                &near_times);
           });
         });
       });

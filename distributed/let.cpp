@@ -22,7 +22,8 @@ std::vector<std::int64_t> counts_to_owners(const GlobalShape& g, const Partition
     if (part.begin(r) == part.end(r)) continue;
     const BoxRef a = g.tree.leaves[part.begin(r)], b = g.tree.leaves[part.end(r) - 1];
     const Level &la = g.local[a.level], &lb = g.local[b.level];
-    c[r] = sources ? lb.src_end[b.box] - la.src_begin[a.box] : lb.tgt_end[b.box] - la.tgt_begin[a.box];
+    c[r] =
+        sources ? lb.src_end[b.box] - la.src_begin[a.box] : lb.tgt_end[b.box] - la.tgt_begin[a.box];
   }
   return c;
 }
@@ -48,8 +49,9 @@ void split_pairs(const std::vector<double>& xy, Array<double>* x, Array<double>*
 
 // One point set to the owners of its leaves: the route, and the own points (sorted by key in the
 // root box: their keys are the senders', the ties in the order of the ranks that sent them).
-Route send_to_owners(const Comm& comm, const KeyedPoints& pts, const std::vector<std::int64_t>& counts,
-                     const RootBox& box, int tag, int threads, Traffic* t, KeyedPoints* own) {
+Route send_to_owners(const Comm& comm, const KeyedPoints& pts,
+                     const std::vector<std::int64_t>& counts, const RootBox& box, int tag,
+                     int threads, Traffic* t, KeyedPoints* own) {
   std::vector<std::int64_t> pairs(counts.size()), got_pairs;
   for (std::size_t r = 0; r < counts.size(); ++r) pairs[r] = 2 * counts[r];
   const std::vector<double> got =
@@ -145,7 +147,8 @@ Ghosts fetch_ghosts(const Comm& comm, const Tree& shape, const Plan& plan, const
   Ghosts gh;
   gh.leaves = remote_source_leaves(shape, plan, leaves, part.begin(me), part.end(me));
   // Requests: each owner's leaves; answers: their points, in the order asked.
-  std::vector<std::int64_t> ask(static_cast<std::size_t>(n), 0), recv_points(static_cast<std::size_t>(n), 0), asked_counts;
+  std::vector<std::int64_t> ask(static_cast<std::size_t>(n), 0),
+      recv_points(static_cast<std::size_t>(n), 0), asked_counts;
   for (std::int64_t g : gh.leaves) {
     const int r = part.owner(g);
     ++ask[r];

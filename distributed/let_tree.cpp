@@ -11,8 +11,8 @@ namespace {
 
 // The boxes to keep: the own leaves, the ghost leaves, every box of the plan's lists, the root,
 // and all their ancestors.
-std::vector<std::vector<char>> kept_boxes(const Tree& shape, const Plan& plan,
-                                          std::int64_t first, std::int64_t end,
+std::vector<std::vector<char>> kept_boxes(const Tree& shape, const Plan& plan, std::int64_t first,
+                                          std::int64_t end,
                                           const std::vector<std::int64_t>& ghost_leaves) {
   const int L = shape.levels;
   std::vector<std::vector<char>> keep(std::size_t(L) + 1);
@@ -41,8 +41,8 @@ std::vector<std::vector<char>> kept_boxes(const Tree& shape, const Plan& plan,
 
 // The kept boxes as a tree of their own (global source ranges, the restricted target ranges),
 // its leaves the own leaves.
-Tree compact_tree(const Tree& shape, const std::vector<std::vector<char>>& keep,
-                  std::int64_t first, std::int64_t end) {
+Tree compact_tree(const Tree& shape, const std::vector<std::vector<char>>& keep, std::int64_t first,
+                  std::int64_t end) {
   const int L = shape.levels;
   // before[l][b]: kept boxes of level l before box b (b's index in the compact level, if kept).
   std::vector<std::vector<std::int32_t>> before(std::size_t(L) + 1);

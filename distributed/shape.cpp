@@ -101,13 +101,18 @@ class Grower {
     level_[L].child_begin.assign(level_[L].size() + 1, 0);
   }
 
-  std::vector<Level> take_levels() { return std::move(level_); }
-  std::vector<Level> take_local() { return std::move(local_); }
+  std::vector<Level> take_levels() {
+    return std::move(level_);
+  }
+  std::vector<Level> take_local() {
+    return std::move(local_);
+  }
 
  private:
   // Level l + 1 from the split boxes of level l: a child for each quadrant with points on any
   // rank, its global ranges after its earlier siblings', its local ranges from the bounds.
-  void make_children(const std::vector<std::int64_t>& which, const std::vector<std::int64_t>& bounds,
+  void make_children(const std::vector<std::int64_t>& which,
+                     const std::vector<std::int64_t>& bounds,
                      const std::vector<std::int64_t>& counts, int width) {
     const int l = deepest();
     const bool self = pts_.self;
@@ -172,7 +177,8 @@ void check_levels(int levels_ct, int level_offset) {
   std::ostringstream m;
   m << "level offset " << (level_offset > 0 ? "+" : "") << level_offset
     << " (--levels) puts the last level at L = " << L << " (CT fixed L = " << levels_ct
-    << "); L must be" << (L < 1 ? " >= 1 (level 1 is the root)" : " <= " + std::to_string(kMaxLevels));
+    << "); L must be"
+    << (L < 1 ? " >= 1 (level 1 is the root)" : " <= " + std::to_string(kMaxLevels));
   throw InvalidInput(m.str());
 }
 
@@ -272,11 +278,10 @@ GlobalShape grow_global_shape(const Comm& comm, const LocalPoints& pts, int ct, 
   tree.leaves = morton_leaves(tree.level, threads);
   for (const BoxRef& r : tree.leaves) {
     const Level& lv = tree.at(r);
-    tree.t = std::max<std::size_t>(
-        tree.t, std::size_t(std::max(lv.sources(r.box), lv.targets(r.box))));
+    tree.t =
+        std::max<std::size_t>(tree.t, std::size_t(std::max(lv.sources(r.box), lv.targets(r.box))));
   }
-  tree.mean_per_box =
-      double(std::max(pts.total_sources, pts.total_targets)) / std::pow(4.0, L - 1);
+  tree.mean_per_box = double(std::max(pts.total_sources, pts.total_targets)) / std::pow(4.0, L - 1);
   return shape;
 }
 

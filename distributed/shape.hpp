@@ -19,7 +19,7 @@ namespace mlfma2d {
 /// \brief This rank's points, sorted by their keys in the global root box.
 struct LocalPoints {
   RootBox box;
-  bool self = true;  ///< the targets are the sources (on every rank)
+  bool self = true;              ///< the targets are the sources (on every rank)
   KeyedPoints sources, targets;  ///< targets empty when self
   std::int64_t total_sources = 0, total_targets = 0;  ///< over every rank
   std::int64_t n_targets() const {
@@ -48,8 +48,7 @@ struct GlobalShape {
 /// offset) with leaf capacity ct. Collective; its decisions read global counts only, so every
 /// rank takes the same ones (and throws the same InvalidInput for an offset past the root or
 /// the deepest level, or a negative offset on the adaptive tree).
-GlobalShape grow_global_shape(const Comm& comm, const LocalPoints& points, int ct,
-                              int level_offset, TreeKind kind, std::string* warning, int threads,
-                              Traffic* t);
+GlobalShape grow_global_shape(const Comm& comm, const LocalPoints& points, int ct, int level_offset,
+                              TreeKind kind, std::string* warning, int threads, Traffic* t);
 
 }  // namespace mlfma2d

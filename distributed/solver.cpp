@@ -51,8 +51,7 @@ struct Priced {
 
 DistributedSolver::Impl::Impl(MPI_Comm caller, const std::vector<double>& x,
                               const std::vector<double>& y, const std::vector<double>& tx,
-                              const std::vector<double>& ty, bool self_evaluation,
-                              const Options& o)
+                              const std::vector<double>& ty, bool self_evaluation, const Options& o)
     : opt(o), comm(caller) {
   const double t0 = now_seconds();
   Traffic t;
@@ -69,8 +68,9 @@ DistributedSolver::Impl::Impl(MPI_Comm caller, const std::vector<double>& x,
   collectively(comm, [&] { resolve_backend(); });
   LocalPoints pts;
   timed(&timings.tree, [&] {
-    pts = sort_local_points(comm, PointsRef{x.data(), y.data(), x.size()},
-                            PointsRef{tx.data(), ty.data(), self ? 0 : tx.size()}, self, threads, &t);
+    pts =
+        sort_local_points(comm, PointsRef{x.data(), y.data(), x.size()},
+                          PointsRef{tx.data(), ty.data(), self ? 0 : tx.size()}, self, threads, &t);
   });
   const CostModel model = partition_model(&t);
   int ct = 0, offset = 0;
@@ -78,8 +78,8 @@ DistributedSolver::Impl::Impl(MPI_Comm caller, const std::vector<double>& x,
   GlobalShape shape;
   std::string warning;
   timed(&timings.tree, [&] {
-    shape = grow_global_shape(comm, pts, ct, offset, parse_tree_kind(opt.tree), &warning, threads,
-                              &t);
+    shape =
+        grow_global_shape(comm, pts, ct, offset, parse_tree_kind(opt.tree), &warning, threads, &t);
   });
   if (!warning.empty()) warnings.push_back(warning);
   partition(pts, &shape, model, &t);
@@ -132,9 +132,9 @@ CostModel DistributedSolver::Impl::partition_model(Traffic* t) {
   if (comm.rank() == 0) {
     std::exception_ptr error;
     try {
-      const CalibrationKey key = calibration_key(
-          backend, threads, p, far_shape(opt),
-          places_threads(placement, threads, backend_runs_on_device(backend)));
+      const CalibrationKey key =
+          calibration_key(backend, threads, p, far_shape(opt),
+                          places_threads(placement, threads, backend_runs_on_device(backend)));
       if (!cost_model_for(opt, key, chosen, &m, &choice, &warnings))
         choice.calibration = "default constants (none cached for this machine)";
     } catch (...) {
@@ -177,8 +177,8 @@ void DistributedSolver::Impl::choose_capacity(const LocalPoints& pts, const Cost
     RestrictedTargets rt(&shape.tree, first.begin(me), first.end(me));
     const Plan plan = build_plan(shape.tree, threads, plan_options(p));
     const LeafWork w = leaf_work(shape.tree, rt, plan, first.begin(me), first.end(me));
-    double sums[7] = {w.total_far.m2l,     w.total_far.boxes, w.total_far.sources,
-                      w.total_far.targets, w.total_far.wx,    w.total_pairs,
+    double sums[7] = {w.total_far.m2l,       w.total_far.boxes, w.total_far.sources,
+                      w.total_far.targets,   w.total_far.wx,    w.total_pairs,
                       double(plan.m2l_pairs)};
     comm.allreduce(sums, 7, MPI_SUM, t);
     const FarWork far{sums[0], sums[1], sums[2], sums[3], sums[4]};
@@ -227,9 +227,8 @@ void DistributedSolver::Impl::partition(const LocalPoints& pts, GlobalShape* sha
   timed(&timings.tree, [&] { own = distribute_points(comm, pts, *shape, part, threads, t); });
   timed(&timings.plan, [&] {
     ghosts = fetch_ghosts(comm, shape->tree, plan, part, own, t);
-    collectively(comm, [&] {
-      let = build_let(shape->tree, plan, part, me, &own, &ghosts, threads, po);
-    });
+    collectively(comm,
+                 [&] { let = build_let(shape->tree, plan, part, me, &own, &ghosts, threads, po); });
     multipoles = route_multipoles(comm, let, shape->tree, part, t);
   });
   source_of_item = inverse(own.sources.arrived);

@@ -313,10 +313,10 @@ std::string choice_reason(const AutoChoice& choice, TreeKind kind) {
   if (kind == TreeKind::Adaptive)
     m << "leaf capacity " << choice.ct;
   else
-    m << "level offset " << (choice.level_offset >= 0 ? "+" : "") << choice.level_offset
-      << " (CT " << choice.ct << ")";
-  m << ": the least predicted time per evaluation, " << 1e3 * choice.predicted_seconds
-    << " ms, of " << choice.candidates.size() << " candidates; " << choice.calibration;
+    m << "level offset " << (choice.level_offset >= 0 ? "+" : "") << choice.level_offset << " (CT "
+      << choice.ct << ")";
+  m << ": the least predicted time per evaluation, " << 1e3 * choice.predicted_seconds << " ms, of "
+    << choice.candidates.size() << " candidates; " << choice.calibration;
   return m.str();
 }
 

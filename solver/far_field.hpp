@@ -45,7 +45,7 @@ class FarField {
   Expansions exp_;
   FarSources src_;
   FarOutputs out_;
-  Array<double> q_tree_, mx_tree_, my_tree_;                   // nd x sources, tree order
+  Array<double> q_tree_, mx_tree_, my_tree_;                     // nd x sources, tree order
   Array<double> far_phi_, far_ex_, far_ey_, far_hxx_, far_hxy_;  // nd x targets, tree order
 };
 

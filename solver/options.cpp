@@ -8,8 +8,7 @@ namespace mlfma2d {
 
 void validate_options(const Options& opt) {
   if (opt.ct < 0)
-    throw InvalidInput("CT must be >= 1 (0 = chosen automatically), got " +
-                       std::to_string(opt.ct));
+    throw InvalidInput("CT must be >= 1 (0 = chosen automatically), got " + std::to_string(opt.ct));
   if (opt.terms < 0 || opt.terms > kMaxTerms)
     throw InvalidInput("terms must be in 1.." + std::to_string(kMaxTerms) +
                        " (0 = from eps), got " + std::to_string(opt.terms));

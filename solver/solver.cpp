@@ -1,8 +1,9 @@
 // The evaluation driver. It reads as the method: build the tree and plan once; then per charge
 // vector the near field (P2P) through the chosen back end beside the far field -- the upward pass
 // (P2M, M2M), the interaction lists (M2L, P2L), the downward pass (L2L, L2P) and the W lists
-// (M2P), one timed scope per operator (far_field()). How the work shares the machine with a GPU
-// back end is solver/concurrency.*.
+// (M2P), one timed scope per operator (solver/far_field.*: FarField's passes, which the
+// distributed solver shares). How the work shares the machine with a GPU back end is
+// solver/concurrency.*.
 #include <omp.h>
 
 #include <algorithm>
@@ -308,7 +309,6 @@ struct Solver::Impl {
       for (std::size_t i = 0; i < all; ++i) out.hessian_yy[i] = -out.hessian_xx[i];
     }
   }
-
 };
 
 Solver::Solver(const std::vector<double>& x, const std::vector<double>& y, const Options& options)

@@ -111,7 +111,7 @@ void run_case(const Case& c, double same, const std::string& what) {
       for (std::size_t j : at) out.push_back(a[std::size_t(dd) * tp.index.size() + j]);
     return out;
   };
-  Result got{pick(r.potential), pick(r.field_x),    pick(r.field_y),
+  Result got{pick(r.potential),  pick(r.field_x),    pick(r.field_y),
              pick(r.hessian_xx), pick(r.hessian_xy), pick(r.hessian_yy)};
   const double eps = c.opt.eps * (c.opt.hessian ? 5 : 1);
   expect_outputs_near(got, direct, nd, which.size(), sample, eps, what + ", against direct sums");

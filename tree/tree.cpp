@@ -371,7 +371,9 @@ Bounds grow_bounds(Bounds b, PointsRef p, int threads) {
   double xmin = b.xmin, xmax = b.xmax, ymin = b.ymin, ymax = b.ymax;
   const std::int64_t n = std::int64_t(p.n);
 #pragma omp parallel for num_threads(team_size(threads, n)) schedule(static) \
-    reduction(min : xmin, ymin) reduction(max : xmax, ymax)
+    reduction(min                                                            \
+              : xmin, ymin) reduction(max                                    \
+                                      : xmax, ymax)
   for (std::int64_t i = 0; i < n; ++i) {
     xmin = std::min(xmin, p.x[i]);
     xmax = std::max(xmax, p.x[i]);

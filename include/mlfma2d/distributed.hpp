@@ -37,23 +37,23 @@ struct DistributedFigures {
   int device = -1;    ///< the GPU its near field runs on; -1 for a CPU back end
   std::size_t caller_sources = 0, caller_targets = 0;  ///< the points this rank passed in
   std::size_t sources = 0, targets = 0;                ///< the points it owns after the partition
-  std::size_t ghost_sources = 0;  ///< remote sources its near and X lists read
-  std::size_t leaves = 0;         ///< leaves it owns
-  std::size_t let_boxes = 0;      ///< boxes of its locally essential tree
-  std::size_t multipoles_in = 0;  ///< partial multipoles it receives per evaluation
+  std::size_t ghost_sources = 0;                       ///< remote sources its near and X lists read
+  std::size_t leaves = 0;                              ///< leaves it owns
+  std::size_t let_boxes = 0;                           ///< boxes of its locally essential tree
+  std::size_t multipoles_in = 0;   ///< partial multipoles it receives per evaluation
   std::size_t multipoles_out = 0;  ///< partial multipoles it sends per evaluation
   double predicted = 0;            ///< its leaves' predicted seconds (the partition's model)
   double setup = 0;                ///< construction, seconds
   std::uint64_t setup_sent = 0, setup_received = 0;  ///< construction's bytes
-  double evaluation = 0;     ///< the last evaluation, seconds
-  double communication = 0;  ///< of which in MPI calls (waiting included)
-  double work = 0;           ///< evaluation less communication
-  double redistribute = 0;   ///< strengths to their owners and results back (in MPI)
-  double ghost_wait = 0;     ///< waiting for the ghost sources' strengths
-  double multipole_wait = 0;  ///< waiting for the remote multipoles
-  std::uint64_t sent = 0, received = 0;  ///< the last evaluation's bytes, all exchanges
-  std::uint64_t ghost_sent = 0;          ///< of sent: ghost strengths
-  std::uint64_t multipole_sent = 0;      ///< of sent: partial multipoles
+  double evaluation = 0;                             ///< the last evaluation, seconds
+  double communication = 0;                          ///< of which in MPI calls (waiting included)
+  double work = 0;                                   ///< evaluation less communication
+  double redistribute = 0;                ///< strengths to their owners and results back (in MPI)
+  double ghost_wait = 0;                  ///< waiting for the ghost sources' strengths
+  double multipole_wait = 0;              ///< waiting for the remote multipoles
+  std::uint64_t sent = 0, received = 0;   ///< the last evaluation's bytes, all exchanges
+  std::uint64_t ghost_sent = 0;           ///< of sent: ghost strengths
+  std::uint64_t multipole_sent = 0;       ///< of sent: partial multipoles
   std::uint64_t redistribution_sent = 0;  ///< of sent: strengths to owners, results back
 };
 
@@ -62,8 +62,8 @@ struct DistributedFigures {
 /// (targets): their coordinates and where each came from.
 struct DistributedPoints {
   std::vector<double> x, y;
-  std::vector<int> rank;             ///< the rank that passed the point
-  std::vector<std::int64_t> index;   ///< its index among that rank's points
+  std::vector<int> rank;            ///< the rank that passed the point
+  std::vector<std::int64_t> index;  ///< its index among that rank's points
 };
 
 /// \brief The fast multipole evaluation over the ranks of an MPI communicator.

@@ -34,8 +34,8 @@ int count() {
 void select(int index) {
   const int n = count();
   if (index < 0 || index >= n)
-    throw InvalidInput("device " + std::to_string(index) + " asked for, but " +
-                       std::to_string(n) + " CUDA device(s) are visible");
+    throw InvalidInput("device " + std::to_string(index) + " asked for, but " + std::to_string(n) +
+                       " CUDA device(s) are visible");
   chosen = index;
   cuda::set_device(index);
 }
