@@ -143,6 +143,12 @@ void DistributedSolver::Impl::send_results(const Outputs& out, int team, Traffic
   }
 }
 
+void DistributedSolver::Impl::check(std::size_t n, std::size_t m, const Densities& in,
+                                    const Outputs& out) const {
+  if (n > 0) check_strengths(SourceKinds{opt.densities, opt.charges, opt.dipoles}, n, in);
+  if (m > 0) check_outputs(opt.field, opt.hessian, out);
+}
+
 // The team of an evaluation: beside a device back end's host thread, one thread fewer.
 int DistributedSolver::Impl::team() const {
   const bool device = near && near->runs_on_device();
@@ -150,7 +156,7 @@ int DistributedSolver::Impl::team() const {
 }
 
 void DistributedSolver::Impl::evaluate(const Densities& in, const Outputs& out) {
-  collectively(comm, [&] { check_evaluation(opt, caller_sources, caller_targets, in, out); });
+  collectively(comm, [&] { check(caller_sources, caller_targets, in, out); });
   const double t0 = now_seconds();
   Traffic redistribution;
   send_strengths(in, team(), &redistribution);
@@ -161,7 +167,7 @@ void DistributedSolver::Impl::evaluate(const Densities& in, const Outputs& out) 
 
 void DistributedSolver::Impl::evaluate_owned(const Densities& in, const Outputs& out) {
   const std::size_t n = own.n_sources(), m = let.tree.n_targets();
-  collectively(comm, [&] { check_evaluation(opt, n, m, in, out); });
+  collectively(comm, [&] { check(n, m, in, out); });
   const double t0 = now_seconds();
   // The strengths are the own sources' already: into the local order, no exchange.
   Rows given;
@@ -203,7 +209,7 @@ void DistributedSolver::Impl::evaluate_owned(const Densities& in, const Outputs&
 void DistributedSolver::Impl::compute() {
   Timings& t = timings;
   t.p2m = t.m2m = t.m2l = t.p2l = t.l2l = t.l2p = t.m2p = t.far = t.near = t.total = 0;
-  t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
+  t.strengths = t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
   ghost_traffic = multipole_traffic = other_traffic = Traffic{};
   const bool device = near && near->runs_on_device();
   const int team = this->team();
@@ -224,10 +230,15 @@ void DistributedSolver::Impl::compute() {
   };
   const Strengths s{opt.charges ? local_q.data() : nullptr, opt.dipoles ? local_mx.data() : nullptr,
                     opt.dipoles ? local_my.data() : nullptr};
+  // The local order is the tree's: the strengths are the far field's as they are (the ghosts'
+  // filled in before the downward pass reads them).
+  const FarSources src{s.q, s.mx, s.my};
+  FarOutputs far_out;
   guarded([&] {
     timed(&t.far, [&] {
-      far->start(s, team);
-      far->upward_pass(team, &t);
+      far_out = arrays.far_outputs(let.tree, opt.densities, opt.field, opt.hessian, team);
+      far->reset(opt.densities, team);
+      far->upward_pass(src, team, &t);
     });
   });
   ghosts.exchange.progress(&ghost);
@@ -267,7 +278,7 @@ void DistributedSolver::Impl::compute() {
     mx.wait(&multipole);
     guarded([&] {
       add_multipoles(mp_in.data(), multipoles.recv_box, p, &far->expansions());
-      timed(&t.far, [&] { far->downward_pass(team, &t); });
+      timed(&t.far, [&] { far->downward_pass(src, far_out, team, &t); });
     });
     guarded([&] { run.join(); });
   }
@@ -277,8 +288,10 @@ void DistributedSolver::Impl::compute() {
   t.near_return = near_times.ret;
   stats.device_memory = std::max(stats.device_memory, near_times.device_bytes);
   guarded([&] {
-    Outputs mine{phi.data(), ex.data(), ey.data(), hxx.data(), hxy.data(), nullptr};
-    timed(&t.far, [&] { far->add_to(mine, team); });
+    const Outputs mine{phi.data(), ex.data(), ey.data(), hxx.data(), hxy.data(), nullptr};
+    timed(&t.far, [&] {
+      arrays.add_far_field(let.tree, opt.densities, opt.field, opt.hessian, mine, team);
+    });
   });
   {
     const double a0 = now_seconds();

@@ -14,6 +14,7 @@
 #include "runtime/placement.hpp"
 #include "solver/cost_model.hpp"
 #include "solver/far_field.hpp"
+#include "solver/strengths.hpp"
 
 namespace mlfma2d {
 
@@ -39,6 +40,7 @@ struct DistributedSolver::Impl {
   std::vector<std::int64_t> source_of_item, target_of_item;
   std::unique_ptr<FarField> far;
   std::unique_ptr<NearFieldBackend> near;
+  EvaluationArrays arrays;  // the far field's outputs in tree (own target) order
 
   // One evaluation's arrays: the dipoles' moments (caller order), the exchanges' items, the
   // strengths in local order (nd x local sources), the outputs in own order (nd x own targets).
@@ -49,6 +51,8 @@ struct DistributedSolver::Impl {
 
   Impl(MPI_Comm caller, const std::vector<double>& x, const std::vector<double>& y,
        const std::vector<double>& tx, const std::vector<double>& ty, bool self, const Options& o);
+  /// The checks of an evaluation's arrays for n sources and m targets (none needed for none).
+  void check(std::size_t n, std::size_t m, const Densities& in, const Outputs& out) const;
   void evaluate(const Densities& in, const Outputs& out);
   void evaluate_owned(const Densities& in, const Outputs& out);
   DistributedPoints owned_points(bool sources);

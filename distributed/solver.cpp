@@ -85,7 +85,7 @@ DistributedSolver::Impl::Impl(MPI_Comm caller, const std::vector<double>& x,
   partition(pts, &shape, model, &t);
   fill_stats(shape, &t);
   timed(&timings.setup, [&] { collectively(comm, [&] { set_up_near_field(); }); });
-  far = std::make_unique<FarField>(let.tree, let.plan, p, far_shape(opt), true);
+  far = std::make_unique<FarField>(let.tree, let.plan, p);
   choice.reason = choice_reason(choice, parse_tree_kind(opt.tree));
   fig.setup = now_seconds() - t0;
   fig.setup_sent = t.sent;
@@ -132,10 +132,9 @@ CostModel DistributedSolver::Impl::partition_model(Traffic* t) {
   if (comm.rank() == 0) {
     std::exception_ptr error;
     try {
-      const CalibrationKey key =
-          calibration_key(backend, threads, p, far_shape(opt),
-                          places_threads(placement, threads, backend_runs_on_device(backend)));
-      if (!cost_model_for(opt, key, chosen, &m, &choice, &warnings))
+      if (!cost_model_for(opt, backend, threads, p,
+                          places_threads(placement, threads, backend_runs_on_device(backend)),
+                          chosen, &m, &choice, &warnings))
         choice.calibration = "default constants (none cached for this machine)";
     } catch (...) {
       v[9] = 1;

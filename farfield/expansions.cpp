@@ -67,6 +67,55 @@ Operators::Operators(int terms) : p(terms) {
         m(l, k) = (k % 2 ? -1.0 : 1.0) * C[l + k - 1][k - 1] * std::pow(wi, l + k);
     }
   }
+  factor(C);
+}
+
+Scaling::Scaling(const std::vector<Complex>& before, const std::vector<Complex>& after) {
+  for (const Complex& b : before) before_re.push_back(b.real()), before_im.push_back(b.imag());
+  for (const Complex& a : after) after_re.push_back(a.real()), after_im.push_back(a.imag());
+}
+
+// The factored forms (docs/math.md section 3.4): every operator above is
+// diag(after) R diag(before) with R real and the same for every quadrant or offset:
+//   M2M  R(0,0) = 1, R(l,0) = -1/l, R(l,k) = 2^-k C(l-1, k-1) (1 <= k <= l);  before_k = w^-k,
+//        after_l = w^l
+//   L2L  R(l,k) = C(k, l) (k >= l);  before_k = w^k,  after_l = (2w)^-l
+//   M2L  R(0,k) = 1, R(l,0) = -1/l, R(l,k) = C(l+k-1, k-1) (l, k >= 1), R(0,0) = 0;
+//        before_k = (-1/w)^k,  after_l = w^-l;  B_0 += a_0 log(-w) apart.
+void Operators::factor(const std::vector<std::vector<double>>& C) {
+  const int n = p + 1;
+  rows = (n + kWideRows - 1) / kWideRows * kWideRows;
+  m2m_real = RMatrix::Zero(rows, n);
+  l2l_real = RMatrix::Zero(rows, n);
+  m2l_real = RMatrix::Zero(rows, n);
+  m2m_real(0, 0) = 1;
+  for (int l = 1; l <= p; ++l) {
+    m2m_real(l, 0) = -1.0 / l;
+    m2l_real(l, 0) = -1.0 / l;
+    m2l_real(0, l) = 1;
+    for (int k = 1; k <= l; ++k) m2m_real(l, k) = std::ldexp(C[l - 1][k - 1], -k);
+    for (int k = 1; k <= p; ++k) m2l_real(l, k) = C[l + k - 1][k - 1];
+  }
+  for (int l = 0; l <= p; ++l)
+    for (int k = l; k <= p; ++k) l2l_real(l, k) = C[k][l];
+  auto powers = [n](Complex base) {
+    std::vector<Complex> v(std::size_t(n), 1.0);
+    for (int k = 1; k < n; ++k) v[std::size_t(k)] = v[std::size_t(k - 1)] * base;
+    return v;
+  };
+  for (int q = 0; q < 4; ++q) {
+    const Complex w = child_offset(q);
+    m2m_scale[q] = Scaling(powers(1.0 / w), powers(w));
+    l2l_scale[q] = Scaling(powers(w), powers(1.0 / (2.0 * w)));
+  }
+  m2l_scale.resize(kM2LOffsets);
+  m2l_log.resize(kM2LOffsets);
+  for (int o = 0; o < kM2LOffsets; ++o) {
+    const auto d = m2l_offset(o);
+    const Complex w(d[0], d[1]);
+    m2l_scale[o] = Scaling(powers(-1.0 / w), powers(1.0 / w));
+    m2l_log[o] = std::log(-w);
+  }
 }
 
 void Expansions::reset(const Tree& tree, int p, int densities, int threads) {
@@ -87,105 +136,42 @@ void Expansions::reset(const Tree& tree, int p, int densities, int threads) {
 namespace {
 
 // Power sums of m points w_j (complex) for nd densities of strengths (tree order, nd x n, read
-// at offset j0 + j of each density's row):
-//   charges: sq[d][k] = sum_j q_dj w_j^k       (k = 0..top)
-//   dipoles: sm[d][k] = sum_j m_dj w_j^k       (k = 0..top, m = mx + i my)
-// P2M uses them with w = (z - c)/s, P2L with w = s/(z - c). Blocks of kPowerLanes points hold
-// their powers in registers while k advances; each product adds into four lanes per (d, k),
-// summed at the end.
-constexpr int kPowerLanes = 16;
+// at offset j0 + j of each density's row), by the wide kernels (kernel/wide.hpp):
+//   charges: sum(d, k, 0) = sum_j q_dj w_j^k       (k = 0..top)
+//   dipoles: sum(d, k, 1) = sum_j m_dj w_j^k       (k = 0..top, m = mx + i my)
+// P2M uses them with w = (z - c)/s, P2L with w = s/(z - c).
 struct PowerSums {
   int nd = 1, top = 0;
   bool charges = true, dipoles = false;
-  std::vector<double> acc;     // [d][k][kind: q, m][re R, im R]
-  static constexpr int R = 4;  // accumulator lanes per (d, k) (one AVX2 register)
-  double* at(int d, int k, int kind) {
-    return acc.data() + ((std::size_t(d) * (top + 1) + k) * 2 + kind) * 2 * R;
-  }
-  Complex sum(int d, int k, int kind) {
-    const double* a = at(d, k, kind);
-    return {(a[0] + a[1]) + (a[2] + a[3]), (a[4] + a[5]) + (a[6] + a[7])};
-  }
+  std::vector<double> out, scratch;
 
   void run(std::int64_t m, const double* wr, const double* wi, const FarSources& s,
            std::size_t stride, std::int64_t j0) {
-    constexpr int B = kPowerLanes;
-    acc.assign(std::size_t(nd) * (top + 1) * 2 * 2 * R, 0.0);
-    for (std::int64_t b0 = 0; b0 < m; b0 += B) {
-      const int nb = int(std::min<std::int64_t>(B, m - b0));
-      double tr[B], ti[B], ar[B], ai[B];
-      for (int b = 0; b < B; ++b) {
-        const bool in = b < nb;  // past the end: w = 0 and strengths 0
-        tr[b] = in ? 1.0 : 0.0;
-        ti[b] = 0;
-        ar[b] = in ? wr[b0 + b] : 0.0;
-        ai[b] = in ? wi[b0 + b] : 0.0;
-      }
-      for (int k = 0; k <= top; ++k) {
-        if (k > 0) {
-#pragma omp simd
-          for (int b = 0; b < B; ++b) {
-            const double nr = tr[b] * ar[b] - ti[b] * ai[b];
-            ti[b] = tr[b] * ai[b] + ti[b] * ar[b];
-            tr[b] = nr;
-          }
-        }
-        for (int d = 0; d < nd; ++d) {
-          const std::size_t row = std::size_t(d) * stride + std::size_t(j0 + b0);
-          if (charges) add_lanes(tr, ti, s.q + row, nullptr, nb, at(d, k, 0));
-          if (dipoles) add_lanes(tr, ti, s.mx + row, s.my + row, nb, at(d, k, 1));
-        }
-      }
-    }
+    const std::size_t slots = std::size_t(4 * nd * (top + 1));
+    out.resize(slots);
+    scratch.resize(slots * kWideLanes);
+    wide_kernels().power_sums(int(m), wr, wi, top, nd, charges ? s.q + j0 : nullptr,
+                              dipoles ? s.mx + j0 : nullptr, dipoles ? s.my + j0 : nullptr,
+                              long(stride), out.data(), scratch.data());
   }
-
-  // a += sum_b c_b t_b over the block's lanes (c real when ci is null), four lanes at a time.
-  static void add_lanes(const double* tr, const double* ti, const double* cr, const double* ci,
-                        int nb, double* a) {
-    constexpr int B = kPowerLanes;
-    double c_r[B], c_i[B];
-    for (int b = 0; b < B; ++b) {
-      c_r[b] = b < nb ? cr[b] : 0.0;
-      c_i[b] = b < nb && ci ? ci[b] : 0.0;
-    }
-    for (int g = 0; g < B; g += R) {
-#pragma omp simd
-      for (int b = g; b < g + R; ++b) {
-        a[b - g] += c_r[b] * tr[b] - c_i[b] * ti[b];
-        a[R + b - g] += c_r[b] * ti[b] + c_i[b] * tr[b];
-      }
-    }
+  Complex sum(int d, int k, int kind) const {
+    const double* a = out.data() + ((std::size_t(d) * (top + 1) + k) * 2 + kind) * 2;
+    return {a[0], a[1]};
   }
 };
 
 // For each j < m, with z_j = zr[j] + i zi[j] and C_l = cr[l] + i ci[l]:
 //   f_j = sum_{l=0..top} C_l z_j^l = C_0 + z (C_1 + z (C_2 + ...)),
-// then use(j, Re f_j, Im f_j). Horner for kHornerLanes points at a time held in registers (a
-// chain of dependent complex multiply-adds per point, several chains in flight).
-constexpr int kHornerLanes = 16;
+// then use(j, Re f_j, Im f_j). Horner by the wide kernels (several chains of dependent complex
+// multiply-adds in flight).
 template <class F>
 void horner(std::int64_t m, const double* zr, const double* zi, const double* cr, const double* ci,
             int top, F&& use) {
-  constexpr int B = kHornerLanes;
-  for (std::int64_t j0 = 0; j0 < m; j0 += B) {
-    const int nb = int(std::min<std::int64_t>(B, m - j0));
-    double fr[B], fi[B], tr[B], ti[B];
-    for (int b = 0; b < B; ++b) {
-      tr[b] = b < nb ? zr[j0 + b] : 0.0;
-      ti[b] = b < nb ? zi[j0 + b] : 0.0;
-      fr[b] = cr[top];
-      fi[b] = ci[top];
-    }
-    for (int l = top - 1; l >= 0; --l) {
-#pragma omp simd
-      for (int b = 0; b < B; ++b) {
-        const double re = fr[b] * tr[b] - fi[b] * ti[b] + cr[l];
-        fi[b] = fr[b] * ti[b] + fi[b] * tr[b] + ci[l];
-        fr[b] = re;
-      }
-    }
-    for (int b = 0; b < nb; ++b) use(j0 + b, fr[b], fi[b]);
-  }
+  thread_local std::vector<double> fr, fi;
+  fr.resize(std::size_t(m));
+  fi.resize(std::size_t(m));
+  wide_kernels().horner(int(m), zr, zi, cr, ci, top, fr.data(), fi.data());
+  for (std::int64_t j = 0; j < m; ++j) use(j, fr[std::size_t(j)], fi[std::size_t(j)]);
 }
 
 // The leaves on levels >= 3 that hold sources (with_sources) or targets.
@@ -242,6 +228,92 @@ struct OutputAt {
 
 }  // namespace
 
+namespace {
+
+// Blocks of factored translations (Operators::m2m_real etc., docs/math.md section 3.4): each
+// item's nd columns `in` scaled by `before`, then every item of the block multiplied by the one
+// real matrix R at once (a real matrix product: half the flops of the complex one, and one
+// product for every offset or quadrant), scaled by `after` and added to `out` in the order the
+// items came, whatever the block size (the sums' order does not depend on the threads).
+class FactoredBlock {
+ public:
+  FactoredBlock(const Operators& ops, int nd)
+      : n_(ops.p + 1),
+        rows_(ops.rows),
+        nd_(nd),
+        cap_(std::max(1, kColumns / (2 * nd))),
+        cols_((2 * nd * cap_ + kWideCols - 1) / kWideCols * kWideCols),
+        S_(std::size_t(n_) * cols_, 0.0),
+        V_(std::size_t(rows_) * cols_),
+        gemm_(wide_kernels().gemm) {
+    items_.reserve(std::size_t(cap_));
+  }
+
+  /// Adds out += diag(after) R diag(before) in (+ b0 in_0 to out_0); multiplies when full.
+  void add(const RMatrix& R, const Complex* in, Complex* out, const Scaling& sc, Complex b0 = 0) {
+    const int i = int(items_.size());
+    const double* br = sc.before_re.data();
+    const double* bi = sc.before_im.data();
+    for (int d = 0; d < nd_; ++d) {
+      const double* a = reinterpret_cast<const double*>(in + std::ptrdiff_t(d) * n_);
+      double* re = S_.data() + std::size_t(2 * (i * nd_ + d)) * n_;
+      double* im = re + n_;
+#pragma omp simd
+      for (int k = 0; k < n_; ++k) {
+        const double ar = a[2 * k], ai = a[2 * k + 1];
+        re[k] = br[k] * ar - bi[k] * ai;
+        im[k] = br[k] * ai + bi[k] * ar;
+      }
+    }
+    items_.push_back({in, out, &sc, b0});
+    if (int(items_.size()) == cap_) flush(R);
+  }
+
+  /// Multiplies and scatters what the block holds.
+  void flush(const RMatrix& R) {
+    if (items_.empty()) return;
+    // Whole tiles of columns: the columns past the items' hold zeros or earlier items' values,
+    // whose products are not read.
+    const int m = (int(items_.size()) * 2 * nd_ + kWideCols - 1) / kWideCols * kWideCols;
+    gemm_(n_, rows_, m, R.data(), S_.data(), V_.data());
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+      const Item& it = items_[i];
+      const double* ar = it.sc->after_re.data();
+      const double* ai = it.sc->after_im.data();
+      for (int d = 0; d < nd_; ++d) {
+        const double* re = V_.data() + std::size_t(2 * (int(i) * nd_ + d)) * rows_;
+        const double* im = re + rows_;
+        double* out = reinterpret_cast<double*>(it.out + std::ptrdiff_t(d) * n_);
+#pragma omp simd
+        for (int l = 0; l < n_; ++l) {
+          out[2 * l] += ar[l] * re[l] - ai[l] * im[l];
+          out[2 * l + 1] += ar[l] * im[l] + ai[l] * re[l];
+        }
+        if (it.b0 != Complex(0))
+          it.out[std::ptrdiff_t(d) * n_] += it.in[std::ptrdiff_t(d) * n_] * it.b0;
+      }
+    }
+    items_.clear();
+  }
+
+ private:
+  // Real columns per product: enough for an efficient product, few enough to stay in cache.
+  static constexpr int kColumns = 256;
+  struct Item {
+    const Complex* in;
+    Complex* out;
+    const Scaling* sc;
+    Complex b0;
+  };
+  int n_, rows_, nd_, cap_, cols_;
+  // S: n x cols (column 2 (i nd + d) + c, c = 0 real, 1 imaginary), V = R S: rows x cols.
+  std::vector<double> S_, V_;
+  void (*gemm_)(int, int, int, const double*, const double*, double*);
+  std::vector<Item> items_;
+};
+
+}  // namespace
+
 void P2M(const Tree& tree, const Operators& ops, const FarSources& s, Expansions* e, int threads) {
   const int p = ops.p, nd = e->nd;
   const std::size_t ns = tree.n_sources();
@@ -278,38 +350,40 @@ void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
   const CMatrix& Mc = e->multipole[l + 1];
   CMatrix& Mp = e->multipole[l];
   const Eigen::Index nd = e->nd;
-#pragma omp parallel for num_threads(team_size(threads, parents.size(), kParallelMinBoxes)) \
-    schedule(static)
-  for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(parents.size()); ++b) {
-    for (std::int32_t c = parents.child_begin[b]; c < parents.child_begin[b + 1]; ++c)
-      if (children.has_sources(c))
-        Mp.middleCols(b * nd, nd).noalias() +=
-            ops.m2m[children.key[c] & 3] * Mc.middleCols(Eigen::Index(c) * nd, nd);
+  const std::int64_t nb = std::int64_t(parents.size());
+  // Each thread owns a contiguous range of parents (one writer per parent).
+#pragma omp parallel num_threads(team_size(threads, parents.size(), kParallelMinBoxes))
+  {
+    const int nth = omp_get_num_threads(), me = omp_get_thread_num();
+    FactoredBlock block(ops, int(nd));
+    for (std::int64_t b = nb * me / nth; b < nb * (me + 1) / nth; ++b)
+      for (std::int32_t c = parents.child_begin[b]; c < parents.child_begin[b + 1]; ++c)
+        if (children.has_sources(c))
+          block.add(ops.m2m_real, &Mc(0, Eigen::Index(c) * nd), &Mp(0, b * nd),
+                    ops.m2m_scale[children.key[c] & 3]);
+    block.flush(ops.m2m_real);
   }
 }
 
 void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, int last,
          Expansions* e, int threads) {
-  // Columns per matrix product: kBlock / nd pairs of nd densities each.
-  constexpr std::int64_t kBlock = 128;
   // The levels are independent (each reads its multipoles, writes its locals): one team for all
   // of them, no barrier between (a deep adaptive tree has 15-30 levels of a few hundred pairs,
   // and a team per level spent more time waking than translating: the graded polygon's M2L at
   // 1e5 points took 3.9-5.2 ms on two threads that way, 0.45 ms this way, rows gp1e5 of
   // results/dev-machine/wave2c/operators_ab.txt). In each level each thread owns a contiguous
-  // range of target boxes and, offset by offset, multiplies the operator with blocks of its
-  // gathered source multipoles. Within an offset the pairs are sorted by target, so a thread's
-  // pairs are one contiguous run: no races, no atomics, and every target adds its offsets in the
-  // same order whatever the thread count.
-  const int n = ops.p + 1;
+  // range of target boxes and adds their pairs, target by target and each target's offset by
+  // offset, to blocks of factored translations: every offset and level shares the real matrix, so
+  // a block mixes them. Within an offset the pairs are sorted by target (each target at most
+  // once), so a thread's pairs are one contiguous run per offset: no races, no atomics, and
+  // every target adds its offsets in the same order whatever the thread count.
   const Eigen::Index nd = e->nd;
-  const std::int64_t per_block = std::max<std::int64_t>(1, kBlock / nd);
   std::int64_t count = 0;  // a pair costs what a box's M2M does
   for (int l = first; l <= last; ++l) count += std::int64_t(plan.m2l[l].tgt.size());
 #pragma omp parallel num_threads(team_size(threads, count* nd, kParallelMinBoxes))
   {
     const int nth = omp_get_num_threads(), me = omp_get_thread_num();
-    CMatrix S(n, per_block * nd), R(n, per_block * nd);
+    FactoredBlock block(ops, int(nd));
     for (int l = first; l <= last; ++l) {
       const M2LLevel& pairs = plan.m2l[l];
       const double log_s = std::log(tree.box_size(l));
@@ -317,23 +391,36 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
       CMatrix& Lc = e->local[l];
       const std::int64_t nb = std::int64_t(tree.level[l].size());
       const std::int32_t b0 = std::int32_t(nb * me / nth), b1 = std::int32_t(nb * (me + 1) / nth);
+      // Target by target (its local stays in cache for its pairs, and neighbouring targets share
+      // most sources), each target's pairs offset by offset.
+      std::int64_t pos[kM2LOffsets], end[kM2LOffsets];
       for (int o = 0; o < kM2LOffsets; ++o) {
         const std::int32_t* lo_it = pairs.tgt.data() + pairs.begin[o];
         const std::int32_t* hi_it = pairs.tgt.data() + pairs.begin[o + 1];
-        const std::int64_t lo = std::lower_bound(lo_it, hi_it, b0) - pairs.tgt.data();
-        const std::int64_t hi = std::lower_bound(lo_it, hi_it, b1) - pairs.tgt.data();
-        for (std::int64_t i0 = lo; i0 < hi; i0 += per_block) {
-          const Eigen::Index m = Eigen::Index(std::min(per_block, hi - i0));
-          for (Eigen::Index i = 0; i < m; ++i)
-            S.middleCols(i * nd, nd) = M.middleCols(Eigen::Index(pairs.src[i0 + i]) * nd, nd);
-          R.leftCols(m * nd).noalias() = ops.m2l[o] * S.leftCols(m * nd);
-          // a_0 log s: log(-z0) = log(-w) + log s
-          R.row(0).head(m * nd) += log_s * S.row(0).head(m * nd);
-          for (Eigen::Index i = 0; i < m; ++i)
-            Lc.middleCols(Eigen::Index(pairs.tgt[i0 + i]) * nd, nd) += R.middleCols(i * nd, nd);
+        pos[o] = std::lower_bound(lo_it, hi_it, b0) - pairs.tgt.data();
+        end[o] = std::lower_bound(lo_it, hi_it, b1) - pairs.tgt.data();
+      }
+      const std::size_t column_bytes = std::size_t(M.rows()) * nd * sizeof(Complex);
+      for (std::int32_t t = b0; t < b1; ++t) {
+        // The next target's sources asked for now: gathering them is what waits on memory.
+        for (int o = 0; o < kM2LOffsets; ++o) {
+          std::int64_t q = pos[o];
+          if (q < end[o] && pairs.tgt[q] == t) ++q;
+          if (q < end[o] && pairs.tgt[q] == t + 1) {
+            const char* c = reinterpret_cast<const char*>(&M(0, Eigen::Index(pairs.src[q]) * nd));
+            for (std::size_t b = 0; b < column_bytes; b += 64) __builtin_prefetch(c + b);
+          }
+        }
+        for (int o = 0; o < kM2LOffsets; ++o) {
+          if (pos[o] == end[o] || pairs.tgt[pos[o]] != t) continue;
+          // B_0 also gains a_0 log(-z0) = a_0 (log(-w) + log s).
+          block.add(ops.m2l_real, &M(0, Eigen::Index(pairs.src[pos[o]]) * nd),
+                    &Lc(0, Eigen::Index(t) * nd), ops.m2l_scale[o], ops.m2l_log[o] + log_s);
+          ++pos[o];
         }
       }
     }
+    block.flush(ops.m2l_real);
   }
 }
 
@@ -342,12 +429,16 @@ void L2L(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
   const CMatrix& Lp = e->local[l - 1];
   CMatrix& Lc = e->local[l];
   const Eigen::Index nd = e->nd;
-#pragma omp parallel for num_threads(team_size(threads, children.size(), kParallelMinBoxes)) \
-    schedule(static)
-  for (std::ptrdiff_t c = 0; c < std::ptrdiff_t(children.size()); ++c) {
-    if (children.has_targets(c))
-      Lc.middleCols(c * nd, nd).noalias() +=
-          ops.l2l[children.key[c] & 3] * Lp.middleCols(Eigen::Index(children.parent[c]) * nd, nd);
+  const std::int64_t nc = std::int64_t(children.size());
+#pragma omp parallel num_threads(team_size(threads, children.size(), kParallelMinBoxes))
+  {
+    const int nth = omp_get_num_threads(), me = omp_get_thread_num();
+    FactoredBlock block(ops, int(nd));
+    for (std::int64_t c = nc * me / nth; c < nc * (me + 1) / nth; ++c)
+      if (children.has_targets(c))
+        block.add(ops.l2l_real, &Lp(0, Eigen::Index(children.parent[c]) * nd), &Lc(0, c * nd),
+                  ops.l2l_scale[children.key[c] & 3]);
+    block.flush(ops.l2l_real);
   }
 }
 

@@ -10,6 +10,7 @@
 namespace mlfma2d {
 
 class NearFieldBackend;
+struct ChargeShape;
 
 namespace device {
 
@@ -35,9 +36,9 @@ int selected();
 void start_runtime();
 /// "NVIDIA H100 80GB HBM3 (sm_90)", or "" when no device can be asked.
 std::string name();
-/// A resident back end's pinned charge buffers for these counts, made ahead of its set-up
+/// A resident back end's pinned charge buffers for this shape, made ahead of its set-up
 /// (cuda::ChargeIo::reserve). Throws what the allocation throws.
-void reserve_charge_buffers(std::size_t n_sources, std::size_t n_targets, bool field);
+void reserve_charge_buffers(const ChargeShape& shape);
 /// Frees the reserved buffers nobody took.
 void release_reserved() noexcept;
 

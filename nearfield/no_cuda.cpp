@@ -34,7 +34,7 @@ std::string name() {
   return "";
 }
 
-void reserve_charge_buffers(std::size_t, std::size_t, bool) {}
+void reserve_charge_buffers(const ChargeShape&) {}
 
 void release_reserved() noexcept {}
 

@@ -15,6 +15,7 @@
 #include "runtime/host.hpp"
 #include "runtime/timer.hpp"
 #include "runtime/trace.hpp"
+#include "solver/options.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -64,6 +65,14 @@ Densities calibration_sources(const PointSet& pts, const FarShape& shape) {
 }
 
 }  // namespace
+
+CostModel scaled_to_densities(const CostModel& model, int measured, int nd) {
+  if (nd == measured) return model;
+  const double f = double(nd) / double(measured);
+  CostModel m = model;
+  for (double* c : {&m.m2l, &m.box, &m.point, &m.wx, &m.far_point, &m.near_point, &m.pair}) *c *= f;
+  return m;
+}
 
 Prediction predict(const CostModel& m, const FarWork& w, double pairs, double points, int p,
                    const FarShape& shape) {
@@ -275,28 +284,35 @@ void store_cost_model(const std::string& path, const CalibrationKey& key, const 
   }
 }
 
-bool cost_model_for(const Options& opt, const CalibrationKey& key, bool measure, CostModel* model,
-                    AutoChoice* choice, std::vector<std::string>* warnings) {
+bool cost_model_for(const Options& opt, const std::string& backend, int threads, int p,
+                    bool placed, bool measure, CostModel* model, AutoChoice* choice,
+                    std::vector<std::string>* warnings) {
+  // Many densities are calibrated at kCalibrationDensities and scaled.
+  FarShape measured = far_shape(opt);
+  measured.densities = std::min(measured.densities, kCalibrationDensities);
+  const CalibrationKey key = calibration_key(backend, threads, p, measured, placed);
   const std::string cache = opt.calibration_cache == "none" ? std::string()
                             : opt.calibration_cache.empty() ? default_calibration_cache()
                                                             : opt.calibration_cache;
   const TraceScope trace("choose: the cost model's constants");
   std::string note;
-  if (!opt.recalibrate && load_cost_model(cache, key, model, &note)) {
+  CostModel m;
+  if (!opt.recalibrate && load_cost_model(cache, key, &m, &note)) {
     choice->calibration = "constants from " + cache;
-    return true;
+  } else {
+    if (!note.empty()) warnings->push_back(note);
+    if (!measure) return false;
+    timed(&choice->calibration_seconds, [&] { m = calibrate(key, opt); });
+    note.clear();
+    store_cost_model(cache, key, m, &note);
+    if (!note.empty()) warnings->push_back(note);
+    std::ostringstream text;
+    text.precision(3);
+    text << "constants measured now (" << 1e3 * choice->calibration_seconds << " ms)"
+         << (cache.empty() || !note.empty() ? "" : ", cached in " + cache);
+    choice->calibration = text.str();
   }
-  if (!note.empty()) warnings->push_back(note);
-  if (!measure) return false;
-  timed(&choice->calibration_seconds, [&] { *model = calibrate(key, opt); });
-  note.clear();
-  store_cost_model(cache, key, *model, &note);
-  if (!note.empty()) warnings->push_back(note);
-  std::ostringstream m;
-  m.precision(3);
-  m << "constants measured now (" << 1e3 * choice->calibration_seconds << " ms)"
-    << (cache.empty() || !note.empty() ? "" : ", cached in " + cache);
-  choice->calibration = m.str();
+  *model = scaled_to_densities(m, measured.densities, opt.densities);
   return true;
 }
 

@@ -28,6 +28,15 @@ struct CostModel {
   bool overlap = false;  ///< the near field runs on a device, beside the far field
 };
 
+/// The most densities a calibration evaluates: a model for more is the one measured at this many
+/// with every per-unit constant scaled by nd / kCalibrationDensities (the per-density work, the
+/// multiply-adds of each pair and the far field's columns, is what grows; the shared terms of
+/// each pair, its log and division, are then a small part). Calibrating at nd = 512 itself took
+/// minutes (the Python module's matmat, docs/python.md).
+constexpr int kCalibrationDensities = 16;
+/// The model measured at `measured` densities made one for `nd` (unchanged when they agree).
+CostModel scaled_to_densities(const CostModel& model, int measured, int nd);
+
 /// \brief Predicted seconds of one evaluation.
 struct Prediction {
   double far = 0, near = 0, total = 0;
@@ -64,12 +73,16 @@ bool load_cost_model(const std::string& path, const CalibrationKey& key, CostMod
 void store_cost_model(const std::string& path, const CalibrationKey& key, const CostModel& model,
                       std::string* note);
 
-/// The constants for `key`: from the cache the options name (Options::calibration_cache), else,
-/// when `measure`, measured now and cached. `choice` gets where they came from (calibration,
-/// calibration_seconds), `warnings` what went wrong with the cache. False when they are neither
-/// cached nor measured (then `model` is left as it was).
-bool cost_model_for(const Options& opt, const CalibrationKey& key, bool measure, CostModel* model,
-                    AutoChoice* choice, std::vector<std::string>* warnings);
+/// The constants of a solver of these options with back end `backend`, `threads` threads (pinned
+/// or not: `placed`) and p terms: the key's shape is the options' with at most
+/// kCalibrationDensities densities; from the cache the options name
+/// (Options::calibration_cache), else, when `measure`, measured now and cached; scaled to the
+/// options' densities. `choice` gets where they came from (calibration, calibration_seconds),
+/// `warnings` what went wrong with the cache. False when they are neither cached nor measured
+/// (then `model` is left as it was).
+bool cost_model_for(const Options& opt, const std::string& backend, int threads, int p,
+                    bool placed, bool measure, CostModel* model, AutoChoice* choice,
+                    std::vector<std::string>* warnings);
 
 /// What was chosen automatically (back end, CT), in a sentence or two (empty when nothing was).
 std::string choice_reason(const AutoChoice& choice, TreeKind kind);

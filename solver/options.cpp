@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "solver/points.hpp"
 
 namespace mlfma2d {
 
@@ -63,28 +62,6 @@ void set_problem_options(const Options& opt, int threads, NearFieldProblem* prob
   problem->threads = threads;
   problem->gpu_memory = opt.gpu_memory;
   problem->chunk_targets = opt.chunk_targets;
-}
-
-void check_evaluation(const Options& opt, std::size_t n, std::size_t m, const Densities& in,
-                      const Outputs& out) {
-  const int nd = opt.densities;
-  if (opt.charges) {
-    if (!in.charges && n > 0) throw InvalidInput("no charges given (Options::charges is set)");
-    check_finite_rows(in.charges, nd, n, "charge");
-  }
-  if (opt.dipoles) {
-    if ((!in.dipole_strengths || !in.dipole_vectors) && n > 0)
-      throw InvalidInput("no dipole strengths or orientations given (Options::dipoles is set)");
-    check_finite_rows(in.dipole_strengths, nd, n, "dipole strength");
-    check_finite_rows(in.dipole_vectors, in.vectors_per_density ? 2 * nd : 2, n,
-                      "dipole orientation component");
-  }
-  if (m == 0) return;
-  if (!out.potential) throw InvalidInput("no potential output given");
-  if (opt.field && (!out.field_x || !out.field_y))
-    throw InvalidInput("field requested but no field output given");
-  if (opt.hessian && (!out.hessian_xx || !out.hessian_xy || !out.hessian_yy))
-    throw InvalidInput("Hessian requested but no Hessian output given");
 }
 
 bool places_threads(const Placement& placement, int threads, bool device) {

@@ -1,8 +1,8 @@
 #pragma once
 // What the Options mean for one geometry, once for both solvers (the one-process Solver and the
 // distributed one): their checks, the expansion terms, the shape of an evaluation, what the back
-// end must take, the plan's trade of far work for pairs, the near-field problem's settings, the
-// checks of one evaluation's arrays, and whether an evaluation pins its threads.
+// end must take, the plan's trade of far work for pairs, the near-field problem's settings, and
+// whether an evaluation pins its threads.
 #include <cstddef>
 
 #include "farfield/expansions.hpp"
@@ -30,10 +30,6 @@ BackendNeeds backend_needs(const Options& opt);
 PlanOptions plan_options(int p);
 /// The options' part of a near-field problem: outputs, densities, kinds, threads, device budget.
 void set_problem_options(const Options& opt, int threads, NearFieldProblem* problem);
-/// Throws InvalidInput unless the arrays the options ask for are given (for n sources and m
-/// targets; none is needed for none) and the strengths are finite.
-void check_evaluation(const Options& opt, std::size_t n, std::size_t m, const Densities& in,
-                      const Outputs& out);
 /// Whether evaluations pin their threads: a CPU for each (a core left to a device back end's
 /// host thread included), two threads at least beside a device back end, and threads for every
 /// core of the process.

@@ -1,8 +1,8 @@
 // The evaluation driver. It reads as the method: build the tree and plan once; then per charge
 // vector the near field (P2P) through the chosen back end beside the far field -- the upward pass
 // (P2M, M2M), the interaction lists (M2L, P2L), the downward pass (L2L, L2P) and the W lists
-// (M2P), one timed scope per operator (solver/far_field.*: FarField's passes, which the
-// distributed solver shares). How the work shares the machine with a GPU back end is
+// (M2P), one timed scope per operator (far_field(): FarField's passes, solver/far_field.*, which
+// the distributed solver shares). How the work shares the machine with a GPU back end is
 // solver/concurrency.*.
 #include <omp.h>
 
@@ -20,6 +20,7 @@
 #include "solver/far_field.hpp"
 #include "solver/options.hpp"
 #include "solver/points.hpp"
+#include "solver/strengths.hpp"
 #include "tree/figures.hpp"
 #include "tree/plan.hpp"
 #include "tree/tree.hpp"
@@ -68,8 +69,7 @@ struct Solver::Impl {
   Timings timings;
   AutoChoice choice;
   std::vector<std::string> warnings;
-  // One evaluation's strengths: the dipoles' moments (caller order), merged rows.
-  std::vector<double> mom_x, mom_y, q_merged, mx_merged, my_merged;
+  EvaluationArrays arrays;  // one evaluation's strengths and far-field outputs
 
   // One geometry's set-up: the points sorted, the back end resolved, the tree and plan (given or
   // chosen), the back end set up on them -- while the device starts beside.
@@ -80,7 +80,9 @@ struct Solver::Impl {
     threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
     if (opt.place_threads) placement = Placement::of_process();
     const int p = expansion_terms(opt);
-    DeviceStart device(opt.backend, x.size(), tx.empty() ? x.size() : tx.size(), opt.field);
+    DeviceStart device(opt.backend,
+                       ChargeShape{x.size(), tx.empty() ? x.size() : tx.size(), opt.densities,
+                                   opt.charges, opt.dipoles, opt.field, opt.hessian});
     // While the device starts, a core is busy in the CUDA driver: the tree and the choice run on
     // one thread fewer. A team of every core waits for its slowest member: the program's tree of
     // 1e7 points took 313-335 ms with 16 threads beside the start on the H100 host (16 cores),
@@ -185,7 +187,7 @@ struct Solver::Impl {
   void set_up_near_field(int p) {
     const TraceScope trace("setup: back end made and set up");
     near = make_near_field_backend(choice.backend);
-    far = std::make_unique<FarField>(tree, plan, p, far_shape(opt));
+    far = std::make_unique<FarField>(tree, plan, p);
     const PointsRef targets = points.targets();
     NearFieldProblem problem =
         make_near_field_problem(tree, plan, points.src.x, points.src.y, targets.x, targets.y);
@@ -196,11 +198,10 @@ struct Solver::Impl {
   // The cost model's constants for this machine, back end, threads, p and what an evaluation
   // carries: from the cache, else measured now (and cached).
   CostModel cost_model(int p) {
-    const CalibrationKey key =
-        calibration_key(choice.backend, threads, p, far_shape(opt),
-                        places_threads(placement, threads, backend_runs_on_device(choice.backend)));
     CostModel model;
-    cost_model_for(opt, key, true, &model, &choice, &warnings);
+    cost_model_for(opt, choice.backend, threads, p,
+                   places_threads(placement, threads, backend_runs_on_device(choice.backend)), true,
+                   &model, &choice, &warnings);
     return model;
   }
 
@@ -229,12 +230,15 @@ struct Solver::Impl {
     stats.terms = p;
   }
 
+  SourceKinds kinds() const { return SourceKinds{opt.densities, opt.charges, opt.dipoles}; }
+
   // One evaluation: the near field beside the far field, their sum in caller order.
   void evaluate(const Densities& in, const Outputs& out) {
-    check_evaluation(opt, points.caller_sources, points.caller_targets, in, out);
+    check_strengths(kinds(), points.caller_sources, in);
+    check_outputs(opt.field, opt.hessian, out);
     Timings& t = timings;
     t.p2m = t.m2m = t.m2l = t.p2l = t.l2l = t.l2p = t.m2p = t.far = t.near = t.total = 0;
-    t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
+    t.strengths = t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
     const TraceScope trace("evaluation");
     const double t0 = now_seconds();
     // Beside a device back end's host thread the far field leaves it a core: no oversubscription
@@ -243,7 +247,8 @@ struct Solver::Impl {
     const bool device = near->runs_on_device();
     const int team = device ? std::max(1, threads - 1) : threads;
     // The tree's strengths: merged sources carry the sum of theirs, dipoles their moments.
-    const Strengths s = strengths(in, team);
+    Strengths s;
+    timed(&t.strengths, [&] { s = arrays.caller_order(points, kinds(), in, team); });
 
     // Near field (P2P): the back end writes the caller-order outputs; the far field is added
     // after.
@@ -261,53 +266,28 @@ struct Solver::Impl {
             &near_times);
       });
     });
-    timed(&t.far, [&] {
-      far->start(s, team);
-      far->upward_pass(team, &t);
-      far->downward_pass(team, &t);
-    });
+    timed(&t.far, [&] { far_field(s, team); });
     run.join();  // rethrows the back end's error, if any
     t.near_collect = near_times.collect;
     t.near_transfer = near_times.transfer;
     t.near_kernel = near_times.kernel;
     t.near_return = near_times.ret;
     stats.device_memory = std::max(stats.device_memory, near_times.device_bytes);
-    timed(&t.far, [&] { far->add_to(out, team); });
-    finish_outputs(s, out, team);
+    timed(&t.far,
+          [&] { arrays.add_far_field(tree, opt.densities, opt.field, opt.hessian, out, team); });
+    timed(&t.strengths,
+          [&] { finish_outputs(points, s, opt.densities, opt.field, opt.hessian, out, team); });
     t.total = now_seconds() - t0;
   }
 
-  // The strengths as the tree's sources carry them (solver/points.hpp: Strengths).
-  Strengths strengths(const Densities& in, int team) {
-    const int nd = opt.densities;
-    Strengths s;
-    if (opt.charges) s.q = merged_rows(points, in.charges, nd, &q_merged, team);
-    if (opt.dipoles) {
-      dipole_moments(points, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd,
-                     &mom_x, &mom_y, team);
-      s.mx = merged_rows(points, mom_x.data(), nd, &mx_merged, team);
-      s.my = merged_rows(points, mom_y.data(), nd, &my_merged, team);
-    }
-    return s;
-  }
-
-  // Back from scaled coordinates (only when the extent needed it: + log S per paired charge,
-  // derivatives / S per order), and d2phi/dy2 = -d2phi/dx2.
-  void finish_outputs(const Strengths& s, const Outputs& out, int team) const {
-    const std::size_t ns = points.sources(), nt = points.caller_targets;
-    for (int d = 0; d < opt.densities; ++d) {
-      const std::size_t o = std::size_t(d) * nt;
-      auto at = [&](double* a) { return a ? a + o : nullptr; };
-      unscale(points, s.q ? s.q + d * ns : nullptr, out.potential + o,
-              opt.field ? at(out.field_x) : nullptr, opt.field ? at(out.field_y) : nullptr,
-              opt.hessian ? at(out.hessian_xx) : nullptr,
-              opt.hessian ? at(out.hessian_xy) : nullptr, team);
-    }
-    if (opt.hessian) {
-      const std::size_t all = std::size_t(opt.densities) * nt;
-#pragma omp parallel for num_threads(team) schedule(static)
-      for (std::size_t i = 0; i < all; ++i) out.hessian_yy[i] = -out.hessian_xx[i];
-    }
+  // The far field in tree order: the upward pass, the interaction lists (V by M2L, X by P2L), the
+  // downward pass, the W lists by M2P (docs/math.md, sections 3 and 4).
+  void far_field(const Strengths& s, int team) {
+    const FarSources src = arrays.tree_order(tree, s, opt.densities, team);
+    const FarOutputs out = arrays.far_outputs(tree, opt.densities, opt.field, opt.hessian, team);
+    far->reset(opt.densities, team);
+    far->upward_pass(src, team, &timings);
+    far->downward_pass(src, out, team, &timings);
   }
 };
 

@@ -307,7 +307,7 @@ TEST(Densities, ChecksSayWhatIsMissing) {
   in.dipole_strengths = d.data();
   in.dipole_vectors = v.data();
   expect_error<InvalidInput>([&] { s.evaluate(in); },
-                             {"dipole orientation component 7", "not finite"});
+                             {"dipole orientation x of source 7", "not finite"});
   o.charges = false;
   o.dipoles = false;
   expect_error<InvalidInput>([&] { Solver(pts.x, pts.y, o); }, {"neither charges nor dipoles"});

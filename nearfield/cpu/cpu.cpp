@@ -2,13 +2,13 @@
 // a leaf, the sum over the sources of its near list (its source ranges), in tree order, for every
 // density at once. A leaf's near sources are gathered into contiguous arrays; a target's sum runs
 // over them in blocks: first the terms every density shares (kernel/pair.hpp: log r2, g = 1/d and
-// its powers; with AVX2 4 sources at a time through glibc's vector log), then, density by
-// density, one straight vector loop over the block applying them.
+// its powers; 4 or 8 sources at a time through glibc's vector log, kernel/wide.hpp), then,
+// density by density, one straight vector loop over the block applying them.
 #include <algorithm>
 #include <vector>
 
 #include "kernel/pair.hpp"
-#include "kernel/vector_log.hpp"
+#include "kernel/wide.hpp"
 #include "nearfield/backend.hpp"
 #include "runtime/threads.hpp"
 #include "runtime/timer.hpp"
@@ -36,16 +36,17 @@ struct BlockTerms {
 };
 
 // The sources of one leaf's near list copied into contiguous arrays, padded with zero strengths
-// to a multiple of the block, so each block is whole.
+// to a multiple of the block (or of the vector, for the fused kernel), so each block is whole.
 struct Gathered {
   std::vector<double> x, y, w;  // w: channel c of source j at c * cap + j
   std::size_t n = 0, cap = 0;
 
+  /// The sources of near leaf b, padded to a multiple of `multiple`.
   void gather(const NearFieldProblem& p, const Channels& ch,
-              const std::vector<const double*>& tree_channels, std::size_t b) {
+              const std::vector<const double*>& tree_channels, std::size_t b, int multiple) {
     const NearField& near = *p.near;
     const std::size_t count = std::size_t(near.sources[b]);
-    const std::size_t padded = (count + kBlock - 1) / kBlock * kBlock;
+    const std::size_t padded = (count + multiple - 1) / multiple * multiple;
     if (padded > cap) {
       cap = padded;
       x.resize(cap);
@@ -72,46 +73,17 @@ struct Gathered {
 };
 
 // The terms of sources [j0, j0 + kBlock) for target (tx, ty); false when a pair is closer than
-// the smallest normal r2 allows (the target is then summed again by the scalar pair.hpp).
+// the smallest normal r2 allows (the target is then summed again by the scalar pair.hpp). The
+// log and g by the wide kernels (kernel/wide.hpp: 4 or 8 pairs at a time, glibc's vector log),
+// their powers here.
 template <int kOrder, bool kCharge, bool kDipole>
 bool block_terms(const Gathered& g, std::size_t j0, double tx, double ty, BlockTerms* t) {
   constexpr bool kG = kDipole || kOrder >= kField;
   constexpr bool kG2 = (kDipole && kOrder >= kField) || kOrder >= kHessian;
   constexpr bool kG3 = kDipole && kOrder >= kHessian;
-  const double* x = g.x.data() + j0;
-  const double* y = g.y.data() + j0;
-#ifdef __AVX2__
-  // r2 with every lane below the smallest normal double replaced by 1 (log 1 = 0, and there
-  // dx = dy = 0 gives g = 0: skipped). Such a lane is a coincident pair (skipped by rule) or,
-  // rarely, two points closer than about 1.5e-154: `tiny` collects dx | dy of those lanes.
-  const __m256d X = _mm256_set1_pd(tx), Y = _mm256_set1_pd(ty), one = _mm256_set1_pd(1.0);
-  __m256d tiny = _mm256_setzero_pd();
-  for (int j = 0; j < kBlock; j += 4) {
-    const __m256d dx = _mm256_sub_pd(X, _mm256_loadu_pd(x + j));
-    const __m256d dy = _mm256_sub_pd(Y, _mm256_loadu_pd(y + j));
-    const __m256d r2 = _mm256_fmadd_pd(dx, dx, _mm256_mul_pd(dy, dy));
-    const __m256d small = _mm256_cmp_pd(r2, _mm256_set1_pd(kPairMinR2), _CMP_LT_OQ);
-    tiny = _mm256_or_pd(tiny, _mm256_and_pd(small, _mm256_or_pd(dx, dy)));
-    const __m256d r2m = _mm256_blendv_pd(r2, one, small);
-    if (kCharge) _mm256_store_pd(t->hl + j, _mm256_mul_pd(_mm256_set1_pd(0.5), log4(r2m)));
-    if (kG) {
-      const __m256d inv = _mm256_div_pd(one, r2m);
-      _mm256_store_pd(t->gx + j, _mm256_mul_pd(dx, inv));
-      _mm256_store_pd(t->gy + j, _mm256_mul_pd(_mm256_sub_pd(_mm256_setzero_pd(), dy), inv));
-    }
-  }
-  if (_mm256_movemask_pd(_mm256_cmp_pd(tiny, _mm256_setzero_pd(), _CMP_NEQ_UQ)) != 0) return false;
-#else
-  for (int j = 0; j < kBlock; ++j) {
-    PairTerms p;
-    const double dx = tx - x[j], dy = ty - y[j];
-    if (dx * dx + dy * dy < kPairMinR2 && (dx != 0 || dy != 0)) return false;
-    pair_terms<kOrder, kCharge, kDipole>(dx, dy, &p);  // a skipped pair leaves p zero
-    t->hl[j] = p.half_log;
-    t->gx[j] = p.gx;
-    t->gy[j] = p.gy;
-  }
-#endif
+  if (!wide_kernels().near_terms(kBlock, g.x.data() + j0, g.y.data() + j0, tx, ty, kCharge, kG,
+                                 t->hl, t->gx, t->gy))
+    return false;
   if (kG2) {
 #pragma omp simd
     for (int j = 0; j < kBlock; ++j) {
@@ -234,6 +206,10 @@ class CpuBackend final : public NearFieldBackend {
     const NearField& near = *p.near;
     const std::size_t nt = p.n_targets;
     const Channels ch = ch_;
+    // One density of charges without the Hessian: the fused kernel (the terms are shared by no
+    // other density).
+    const bool kFused = ch.nd == 1 && kCharge && !kDipole && kOrder <= kField;
+    const auto fused = wide_kernels().near_charges;
 #pragma omp parallel num_threads(threads)
     {
       Gathered g;
@@ -241,11 +217,20 @@ class CpuBackend final : public NearFieldBackend {
       std::vector<PairSums> acc(std::size_t(ch.nd));
 #pragma omp for schedule(dynamic, 64)
       for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(near.leaves()); ++b) {
-        g.gather(p, ch, tree_ch, std::size_t(b));
+        g.gather(p, ch, tree_ch, std::size_t(b), kFused ? kWideLanes : kBlock);
         for (std::int64_t i = near.leaf_tgt[b]; i < near.leaf_tgt[b + 1]; ++i) {
           std::fill(acc.begin(), acc.end(), PairSums{});
           bool tiny = false;
-          for (std::size_t j0 = 0; j0 < g.n && !tiny; j0 += kBlock) {
+          if (kFused) {
+            // One density of charges, potential (and field): the fused kernel, nothing stored.
+            double sums[3] = {0, 0, 0};
+            tiny = !fused(int(g.n), g.x.data(), g.y.data(), g.channel(0), p.tx[i], p.ty[i],
+                          kOrder == kField, sums);
+            acc[0].phi = sums[0];
+            acc[0].ex = sums[1];
+            acc[0].ey = sums[2];
+          }
+          for (std::size_t j0 = 0; j0 < g.n && !tiny && !kFused; j0 += kBlock) {
             tiny = !block_terms<kOrder, kCharge, kDipole>(g, j0, p.tx[i], p.ty[i], &terms);
             if (tiny) break;
             for (int d = 0; d < ch.nd; ++d) {

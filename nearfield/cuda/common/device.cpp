@@ -64,8 +64,8 @@ std::string name() {
   }
 }
 
-void reserve_charge_buffers(std::size_t n_sources, std::size_t n_targets, bool field) {
-  cuda::ChargeIo::reserve(n_sources, n_targets, field);
+void reserve_charge_buffers(const ChargeShape& shape) {
+  cuda::ChargeIo::reserve(shape);
 }
 
 void release_reserved() noexcept {

@@ -1,0 +1,65 @@
+#pragma once
+// The kernels that run at the widest vectors the CPU has, chosen at run time (issue 23): the
+// portable build is x86-64-v3 (AVX2, 256-bit vectors); where the CPU has AVX-512 the same code,
+// compiled a second time for 512-bit vectors (kernel/wide_avx512.cpp), runs instead. Each kernel
+// is written once (kernel/wide_impl.hpp) over a vector type; the two units instantiate it with a
+// type of their own (internal linkage), and neither includes Eigen or instantiates a standard
+// library template, so no code compiled for AVX-512 can be shared with the rest of the library
+// (docs/math.md section 3.12).
+#include <cstdint>
+
+namespace mlfma2d {
+
+/// \brief The kernels of one vector width.
+struct WideKernels {
+  int bits = 256;  ///< 512 (AVX-512), 256 (AVX2) or 64 (scalar: a build without AVX2)
+  /// V = R S: R is rows x n, column-major with leading dimension `rows` (a multiple of
+  /// kWideRows, its extra rows zero); S is n x cols, column-major with leading dimension n, cols
+  /// a multiple of kWideCols; V is rows x cols, leading dimension `rows`. Each element is the
+  /// sum over k in increasing order, one fused multiply-add each: the same at every width.
+  void (*gemm)(int n, int rows, int cols, const double* R, const double* S, double* V);
+
+  /// The near field's shared terms of n pairs (n a multiple of kWideLanes) for target (tx, ty)
+  /// and sources (x, y) (kernel/pair.hpp): with `log`, hl = 0.5 log r2; with `g`, g = (dx, -dy)
+  /// / r2. A coincident pair gives 0 in both. Returns false when a pair is closer than the
+  /// smallest normal r2 allows but not coincident (its terms are then not to be used: the
+  /// caller sums that target through the scalar pair.hpp).
+  bool (*near_terms)(int n, const double* x, const double* y, double tx, double ty, bool log,
+                     bool g, double* hl, double* gx, double* gy);
+
+  /// One density of charges at target (tx, ty) from n sources (n a multiple of kWideLanes):
+  /// out[0] = sum_j q_j 0.5 log r2 and, with `field`, out[1], out[2] = sum_j -q_j (dx, dy) / r2
+  /// (kernel/pair.hpp's potential and field, fused: no terms stored). Coincident pairs add 0;
+  /// false (out not written) when a pair is closer than the smallest normal r2 allows.
+  bool (*near_charges)(int n, const double* x, const double* y, const double* q, double tx,
+                       double ty, bool field, double* out);
+
+  /// Power sums of m points w (complex): for each density d < nd and k <= top,
+  ///   out[((d (top + 1) + k) 2 + 0) 2 + c] = sum_j q_dj w_j^k      (c = 0 real, 1 imaginary)
+  ///   out[((d (top + 1) + k) 2 + 1) 2 + c] = sum_j m_dj w_j^k      (m = mx + i my)
+  /// q, mx, my point at density 0's first point, densities `stride` apart (null: absent;
+  /// its sums are then not written). `scratch` holds 4 nd (top + 1) kWideLanes doubles.
+  void (*power_sums)(int m, const double* wr, const double* wi, int top, int nd, const double* q,
+                     const double* mx, const double* my, long stride, double* out, double* scratch);
+
+  /// f_j = sum_{l <= top} C_l z_j^l at m points (Horner): fr[j] = Re f_j, and fi[j] = Im f_j
+  /// unless fi is null.
+  void (*horner)(int m, const double* zr, const double* zi, const double* cr, const double* ci,
+                 int top, double* fr, double* fi);
+};
+
+/// The lanes of the widest vectors (8 doubles): blocks of pairs are multiples of this.
+constexpr int kWideLanes = 8;
+
+/// Rows of R are padded to a multiple of this; columns of S and V to a multiple of kWideCols.
+constexpr int kWideRows = 32;
+constexpr int kWideCols = 6;
+
+/// The widest kernels this CPU and this build have (512-bit where both have AVX-512), or the
+/// 256-bit ones where MLFMA2D_VECTOR_BITS=256 asks for them.
+const WideKernels& wide_kernels();
+/// The kernels of `bits` (256 or 512), nullptr where this CPU or build lacks them (for tests
+/// that compare the widths).
+const WideKernels* wide_kernels_of(int bits);
+
+}  // namespace mlfma2d
