@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -140,6 +141,136 @@ json figures_json(const DistributedFigures& f) {
   return j;
 }
 
+// One configuration: the global set, this rank's share, the solver, the evaluations.
+class Run {
+ public:
+  Run(const Args& a, int rank, int ranks)
+      : a_(a),
+        rank_(rank),
+        ranks_(ranks),
+        n_(a.per_rank > 0 ? a.per_rank * std::size_t(ranks) : a.n),
+        pts_(mlfma2d::generate_points(a.shape, n_, 1)),
+        lo_(n_ * std::size_t(rank) / std::size_t(ranks)),
+        hi_(n_ * std::size_t(rank + 1) / std::size_t(ranks)) {
+    const std::vector<double> x(pts_.x.begin() + lo_, pts_.x.begin() + hi_),
+        y(pts_.y.begin() + lo_, pts_.y.begin() + hi_);
+    for (int d = 0; d < a.densities; ++d)
+      q_.insert(q_.end(), pts_.q.begin() + lo_, pts_.q.begin() + hi_);
+    opt_.eps = a.eps;
+    opt_.ct = a.ct;
+    opt_.backend = a.backend;
+    opt_.tree = a.tree;
+    opt_.threads = a.threads;
+    opt_.field = a.field;
+    opt_.densities = a.densities;
+    MPI_Barrier(MPI_COMM_WORLD);
+    ds_ = std::make_unique<mlfma2d::DistributedSolver>(MPI_COMM_WORLD, x, y, opt_);
+    // The owned order's strengths: the generator's charges of the points this rank owns.
+    const mlfma2d::DistributedPoints owned = ds_->owned_sources();
+    for (int d = 0; d < a.densities; ++d)
+      for (std::size_t i = 0; i < owned.x.size(); ++i) {
+        const std::size_t from = n_ * std::size_t(owned.rank[i]) / std::size_t(ranks);
+        owned_q_.push_back(pts_.q[from + std::size_t(owned.index[i])]);
+      }
+    // + 1: a rank that owns no point still passes arrays (self-evaluation: targets = sources).
+    owned_phi_.resize(owned_q_.size() + 1);
+    owned_fx_.resize(owned_phi_.size());
+    owned_fy_.resize(owned_phi_.size());
+  }
+
+  void header() const {
+    const mlfma2d::TreeStats& st = ds_->stats();
+    std::printf(
+        "mlfma2d_bench_mpi: %d ranks, N = %zu %s, back end %s, CT %d, L = %d, p = %d, "
+        "leaves %zu, set-up %.3f s\n",
+        ranks_, n_, a_.shape.c_str(), ds_->auto_choice().backend.c_str(), st.ct, st.levels,
+        st.terms, st.leaf_boxes, ds_->figures().setup);
+    std::printf("%4s %-7s %10s %10s %10s %9s %12s %12s %12s %12s\n", "eval", "layout", "time_s",
+                "comm_max_s", "comm_mean", "imbalance", "sent_MB", "ghost_MB", "multipole_MB",
+                "redist_MB");
+  }
+
+  // One evaluation in `layout`; on rank 0 its row and summary.
+  void evaluate(int k, const std::string& layout) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (layout == "caller") {
+      result_ = ds_->evaluate(q_);
+    } else {
+      mlfma2d::Densities in;
+      in.charges = owned_q_.data();
+      ds_->evaluate_owned(in,
+                          mlfma2d::Outputs{owned_phi_.data(), owned_fx_.data(), owned_fy_.data()});
+    }
+    last_ = ds_->gather_figures(0);
+    if (rank_ != 0) return;
+    json s = summary(last_);
+    s["layout"] = layout;
+    times_[layout].push_back(s["evaluation"].get<double>());
+    runs_.push_back(s);
+    auto mb = [&](const char* key) { return s[key].get<double>() / 1e6; };
+    std::printf("%4d %-7s %10.4f %10.4f %10.4f %9.3f %12.3f %12.3f %12.3f %12.3f\n", k,
+                layout.c_str(), s["evaluation"].get<double>(), s["communication_max"].get<double>(),
+                s["communication_mean"].get<double>(), s["imbalance"].get<double>(),
+                mb("bytes_sent"), mb("ghost_bytes"), mb("multipole_bytes"),
+                mb("redistribution_bytes"));
+  }
+
+  // The relative L2 error of the potential at every 1000th point against direct sums, over
+  // every rank (the caller's order's result: evaluated once more if none was).
+  double verify() {
+    if (result_.potential.empty()) result_ = ds_->evaluate(q_);
+    std::vector<std::size_t> which;
+    for (std::size_t i = lo_; i < hi_; i += 1000) which.push_back(i);
+    std::vector<double> ref;
+    mlfma2d::direct_sum(pts_.x, pts_.y, pts_.q, pts_.x, pts_.y, which, &ref, nullptr, nullptr);
+    double s[2] = {0, 0};
+    for (std::size_t k = 0; k < which.size(); ++k) {
+      const double d = result_.potential[which[k] - lo_] - ref[k];
+      s[0] += d * d;
+      s[1] += ref[k] * ref[k];
+    }
+    MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return std::sqrt(s[0] / s[1]);
+  }
+
+  // Rank 0: the medians, and the JSON.
+  void report(double error) {
+    std::printf("median time per evaluation:");
+    for (const auto& [layout, t] : times_) std::printf(" %s %.4f s", layout.c_str(), median(t));
+    if (error >= 0) std::printf(", relative L2 error of the potential %.2e", error);
+    std::printf("\n");
+    if (a_.json.empty()) return;
+    const mlfma2d::TreeStats& st = ds_->stats();
+    json j = {{"ranks", ranks_},     {"n", n_},
+              {"shape", a_.shape},   {"backend", ds_->auto_choice().backend},
+              {"ct", st.ct},         {"levels", st.levels},
+              {"terms", st.terms},   {"leaves", st.leaf_boxes},
+              {"eps", a_.eps},       {"densities", a_.densities},
+              {"field", a_.field},   {"threads", opt_.threads},
+              {"evaluations", runs_}};
+    for (const auto& [layout, t] : times_) j["median_" + layout] = median(t);
+    j["median_evaluation"] = median(times_.count("owned") ? times_["owned"] : times_["caller"]);
+    if (error >= 0) j["error"] = error;
+    j["ranks_figures"] = json::array();
+    for (const DistributedFigures& f : last_) j["ranks_figures"].push_back(figures_json(f));
+    mlfma2d::write_text_file(a_.json, j.dump(2) + "\n");
+  }
+
+ private:
+  const Args& a_;
+  int rank_, ranks_;
+  std::size_t n_;
+  mlfma2d::PointSet pts_;
+  std::size_t lo_, hi_;
+  mlfma2d::Options opt_;
+  std::vector<double> q_, owned_q_, owned_phi_, owned_fx_, owned_fy_;
+  std::unique_ptr<mlfma2d::DistributedSolver> ds_;
+  mlfma2d::Result result_;
+  std::vector<DistributedFigures> last_;
+  json runs_ = json::array();
+  std::map<std::string, std::vector<double>> times_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -149,117 +280,16 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const Args a = parse(argc, argv, rank);
-  const std::size_t n = a.per_rank > 0 ? a.per_rank * std::size_t(ranks) : a.n;
   int status = 0;
   try {
-    const mlfma2d::PointSet pts = mlfma2d::generate_points(a.shape, n, 1);
-    const std::size_t lo = n * std::size_t(rank) / std::size_t(ranks),
-                      hi = n * std::size_t(rank + 1) / std::size_t(ranks);
-    const std::vector<double> x(pts.x.begin() + lo, pts.x.begin() + hi),
-        y(pts.y.begin() + lo, pts.y.begin() + hi);
-    std::vector<double> q;
-    for (int d = 0; d < a.densities; ++d) q.insert(q.end(), pts.q.begin() + lo, pts.q.begin() + hi);
-    mlfma2d::Options opt;
-    opt.eps = a.eps;
-    opt.ct = a.ct;
-    opt.backend = a.backend;
-    opt.tree = a.tree;
-    opt.threads = a.threads;
-    opt.field = a.field;
-    opt.densities = a.densities;
-    MPI_Barrier(MPI_COMM_WORLD);
-    mlfma2d::DistributedSolver ds(MPI_COMM_WORLD, x, y, opt);
-    const mlfma2d::TreeStats& st = ds.stats();
-    if (rank == 0) {
-      std::printf(
-          "mlfma2d_bench_mpi: %d ranks, N = %zu %s, back end %s, CT %d, L = %d, p = %d, "
-          "leaves %zu, set-up %.3f s\n",
-          ranks, n, a.shape.c_str(), ds.auto_choice().backend.c_str(), st.ct, st.levels, st.terms,
-          st.leaf_boxes, ds.figures().setup);
-      std::printf("%4s %-7s %10s %10s %10s %9s %12s %12s %12s %12s\n", "eval", "layout", "time_s",
-                  "comm_max_s", "comm_mean", "imbalance", "sent_MB", "ghost_MB", "multipole_MB",
-                  "redist_MB");
-    }
-    // The owned order's strengths: the generator's charges of the points this rank owns.
-    const mlfma2d::DistributedPoints owned = ds.owned_sources();
-    std::vector<double> owned_q;
-    for (int d = 0; d < a.densities; ++d)
-      for (std::size_t i = 0; i < owned.x.size(); ++i) {
-        const std::size_t from = n * std::size_t(owned.rank[i]) / std::size_t(ranks);
-        owned_q.push_back(pts.q[from + std::size_t(owned.index[i])]);
-      }
+    Run run(a, rank, ranks);
+    if (rank == 0) run.header();
     std::vector<std::string> layouts = {a.layout};
     if (a.layout == "both") layouts = {"owned", "caller"};
-    json runs = json::array();
-    std::map<std::string, std::vector<double>> times;
-    mlfma2d::Result r;
-    // Outputs at the owned targets (the owned sources: self-evaluation); + 1: a rank that owns
-    // no point still passes arrays.
-    std::vector<double> owned_phi(owned_q.size() + 1), owned_fx(owned_phi.size()),
-        owned_fy(owned_phi.size());
-    std::vector<DistributedFigures> last;
-    for (int k = 0; k < a.repeat; ++k) {
-      for (const std::string& layout : layouts) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (layout == "caller") {
-          r = ds.evaluate(q);
-        } else {
-          mlfma2d::Densities in;
-          in.charges = owned_q.data();
-          ds.evaluate_owned(in,
-                            mlfma2d::Outputs{owned_phi.data(), owned_fx.data(), owned_fy.data()});
-        }
-        last = ds.gather_figures(0);
-        if (rank != 0) continue;
-        json s = summary(last);
-        s["layout"] = layout;
-        times[layout].push_back(s["evaluation"].get<double>());
-        runs.push_back(s);
-        auto mb = [&](const char* key) { return s[key].get<double>() / 1e6; };
-        std::printf("%4d %-7s %10.4f %10.4f %10.4f %9.3f %12.3f %12.3f %12.3f %12.3f\n", k,
-                    layout.c_str(), s["evaluation"].get<double>(),
-                    s["communication_max"].get<double>(), s["communication_mean"].get<double>(),
-                    s["imbalance"].get<double>(), mb("bytes_sent"), mb("ghost_bytes"),
-                    mb("multipole_bytes"), mb("redistribution_bytes"));
-      }
-    }
-    double error = -1;
-    if (a.verify) {
-      // Direct sums at every 1000th of this rank's targets, the error over every rank.
-      std::vector<std::size_t> which;
-      for (std::size_t i = lo; i < hi; i += 1000) which.push_back(i);
-      std::vector<double> ref;
-      mlfma2d::direct_sum(pts.x, pts.y, pts.q, pts.x, pts.y, which, &ref, nullptr, nullptr);
-      double s[2] = {0, 0};
-      for (std::size_t k = 0; k < which.size(); ++k) {
-        const double d = r.potential[which[k] - lo] - ref[k];
-        s[0] += d * d;
-        s[1] += ref[k] * ref[k];
-      }
-      MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-      error = std::sqrt(s[0] / s[1]);
-    }
-    if (rank == 0) {
-      std::printf("median time per evaluation:");
-      for (const auto& [layout, t] : times) std::printf(" %s %.4f s", layout.c_str(), median(t));
-      if (a.verify) std::printf(", relative L2 error of the potential %.2e", error);
-      std::printf("\n");
-      if (!a.json.empty()) {
-        json j = {{"ranks", ranks},     {"n", n},
-                  {"shape", a.shape},   {"backend", ds.auto_choice().backend},
-                  {"ct", st.ct},        {"levels", st.levels},
-                  {"terms", st.terms},  {"leaves", st.leaf_boxes},
-                  {"eps", a.eps},       {"densities", a.densities},
-                  {"field", a.field},   {"threads", opt.threads},
-                  {"evaluations", runs}};
-        for (const auto& [layout, t] : times) j["median_" + layout] = median(t);
-        j["median_evaluation"] = median(times.count("owned") ? times["owned"] : times["caller"]);
-        if (a.verify) j["error"] = error;
-        j["ranks_figures"] = json::array();
-        for (const DistributedFigures& f : last) j["ranks_figures"].push_back(figures_json(f));
-        mlfma2d::write_text_file(a.json, j.dump(2) + "\n");
-      }
-    }
+    for (int k = 0; k < a.repeat; ++k)
+      for (const std::string& layout : layouts) run.evaluate(k, layout);
+    const double error = a.verify ? run.verify() : -1;
+    if (rank == 0) run.report(error);
   } catch (const std::exception& e) {
     if (rank == 0) std::fprintf(stderr, "mlfma2d_bench_mpi: %s\n", e.what());
     status = 1;
