@@ -284,8 +284,8 @@ void store_cost_model(const std::string& path, const CalibrationKey& key, const 
   }
 }
 
-bool cost_model_for(const Options& opt, const std::string& backend, int threads, int p,
-                    bool placed, bool measure, CostModel* model, AutoChoice* choice,
+bool cost_model_for(const Options& opt, const std::string& backend, int threads, int p, bool placed,
+                    bool measure, CostModel* model, AutoChoice* choice,
                     std::vector<std::string>* warnings) {
   // Many densities are calibrated at kCalibrationDensities and scaled.
   FarShape measured = far_shape(opt);

@@ -80,8 +80,8 @@ void store_cost_model(const std::string& path, const CalibrationKey& key, const 
 /// options' densities. `choice` gets where they came from (calibration, calibration_seconds),
 /// `warnings` what went wrong with the cache. False when they are neither cached nor measured
 /// (then `model` is left as it was).
-bool cost_model_for(const Options& opt, const std::string& backend, int threads, int p,
-                    bool placed, bool measure, CostModel* model, AutoChoice* choice,
+bool cost_model_for(const Options& opt, const std::string& backend, int threads, int p, bool placed,
+                    bool measure, CostModel* model, AutoChoice* choice,
                     std::vector<std::string>* warnings);
 
 /// What was chosen automatically (back end, CT), in a sentence or two (empty when nothing was).

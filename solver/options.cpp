@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace mlfma2d {
 
 void validate_options(const Options& opt) {
