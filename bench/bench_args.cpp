@@ -32,10 +32,11 @@ void usage() {
       "                     [--auto-sets LIST] [--auto-n LIST] [--auto-eps X]\n"
       "                     [--auto-backends LIST] [--auto-trees LIST] [--auto-offsets LIST]\n"
       "                     [--max-pairs P] [--no-placement] [--densities-n N]\n"
-      "  rows: comma list of a,b,c,d,e,f,g,h,i or all (default; f only on >= 100 GiB of memory)\n");
+      "  rows: comma list of p,a,b,c,d,e,f,g,h,i or all (default; f only on >= 100 GiB of "
+      "memory)\n");
 }
 
-// --rows LIST: a..i or all.
+// --rows LIST: a..i, p or all.
 void read_rows(const std::string& list, Args* a) {
   std::stringstream s(list);
   std::string item;
@@ -43,10 +44,10 @@ void read_rows(const std::string& list, Args* a) {
   while (std::getline(s, item, ',')) {
     if (item == "all") {
       a->all = true;
-    } else if (item.size() == 1 && item[0] >= 'a' && item[0] <= 'i') {
+    } else if (item.size() == 1 && ((item[0] >= 'a' && item[0] <= 'i') || item[0] == 'p')) {
       a->rows.insert(item);
     } else {
-      throw InvalidInput("--rows: unknown row '" + item + "' (a..i or all)");
+      throw InvalidInput("--rows: unknown row '" + item + "' (a..i, p or all)");
     }
   }
 }

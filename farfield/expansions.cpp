@@ -659,10 +659,13 @@ double far_field_flops(const Tree& tree, const Plan& plan, int p, const FarShape
   const FarWork w = far_field_work(tree, plan);
   const double n = p + 1, nd = shape.densities;
   const double cmul = 8;  // complex multiply-add: 4 mul + 4 add
+  // A translation (M2L, M2M, L2L; docs/math.md section 3.4): the real product of two real
+  // columns, 4 (p+1)^2, and the scalings around it, 6 (p+1) before and 8 (p+1) after.
+  const double translation = 4 * n * n + 14 * n;
   // Power sums per source and term: the power (6 flops) once, then per density 4 for a charge and
   // 8 for a dipole; Horner passes per target: one complex multiply-add per term, density and pass.
   const double per_source = 6 + nd * ((shape.charges ? 4 : 0) + (shape.dipoles ? 8 : 0));
-  return cmul * n * n * nd * (w.m2l + 2 * w.boxes) + p * per_source * w.sources +
+  return translation * nd * (w.m2l + 2 * w.boxes) + p * per_source * w.sources +
          cmul * p * nd * shape.passes() * (w.targets + w.wx);
 }
 

@@ -46,6 +46,11 @@ struct WideKernels {
   /// unless fi is null.
   void (*horner)(int m, const double* zr, const double* zi, const double* cr, const double* ci,
                  int top, double* fr, double* fi);
+
+  /// The peak probe: `iterations` rounds of independent fused multiply-adds at this width
+  /// (enough chains to cover the latency of every FMA unit); *flops the floating-point
+  /// operations done. Returns their sum (so that none is optimised away).
+  double (*fma_probe)(long iterations, double* flops);
 };
 
 /// The lanes of the widest vectors (8 doubles): blocks of pairs are multiples of this.

@@ -84,6 +84,9 @@ bool near_charges(int n, const double* x, const double* y, const double* q, doub
                   bool field, double* out) {
   return near_charges_impl<V>(n, x, y, q, tx, ty, field, out);
 }
+double fma_probe(long iterations, double* flops) {
+  return fma_probe_impl<V, 12>(iterations, flops);
+}
 void power_sums(int m, const double* wr, const double* wi, int top, int nd, const double* q,
                 const double* mx, const double* my, long stride, double* out, double* scratch) {
   power_sums_impl<V>(m, wr, wi, top, nd, q, mx, my, stride, out, scratch);
@@ -96,7 +99,7 @@ void horner(int m, const double* zr, const double* zi, const double* cr, const d
 }  // namespace
 
 const WideKernels& wide_kernels_256() {
-  static const WideKernels k{kBits, gemm, near_terms, near_charges, power_sums, horner};
+  static const WideKernels k{kBits, gemm, near_terms, near_charges, power_sums, horner, fma_probe};
   return k;
 }
 

@@ -190,3 +190,20 @@ void horner_impl(int m, const double* zr, const double* zi, const double* cr, co
     }
   }
 }
+
+// The peak probe (WideKernels::fma_probe): kChains independent chains of dependent FMAs.
+template <class V, int kChains>
+double fma_probe_impl(long iterations, double* flops) {
+  typedef typename V::reg reg;
+  reg acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = V::set1(1.0 + 1e-3 * c);
+  const reg a = V::set1(0.9999999), b = V::set1(1e-9);
+  for (long i = 0; i < iterations; ++i) {
+#pragma GCC unroll 32
+    for (int c = 0; c < kChains; ++c) acc[c] = V::fma(acc[c], a, b);
+  }
+  reg sum = acc[0];
+  for (int c = 1; c < kChains; ++c) sum = V::add(sum, acc[c]);
+  *flops = 2.0 * double(iterations) * kChains * V::W;
+  return V::hsum(sum);
+}
