@@ -7,6 +7,7 @@
 #include "mlfma2d/errors.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 #include "runtime/threads.hpp"
+#include "solver/points.hpp"
 
 namespace mlfma2d {
 
@@ -25,6 +26,13 @@ LocalPoints sort_local_points(const Comm& comm, PointsRef sources, PointsRef tar
   if (counts[1] == 0) throw InvalidInput("no targets on any rank: at least one target is needed");
   pts.total_sources = counts[0];
   pts.total_targets = counts[1];
+  // The one-process Solver scales such extents (solver/points.hpp); the distributed one does not
+  // yet: refused rather than overflowing r^2.
+  const double extent = std::max(-low[2] - low[0], -low[3] - low[1]);
+  if (extent_needs_scaling(extent))
+    throw InvalidInput("the points span " + std::to_string(extent) +
+                       ": the distributed solver takes extents up to 2^500 (the one-process "
+                       "Solver scales larger ones)");
   pts.box = root_box(low[0], -low[2], low[1], -low[3]);
   pts.sources = sort_keyed_points(sources, pts.box, threads);
   if (!self) pts.targets = sort_keyed_points(targets, pts.box, threads);

@@ -116,6 +116,10 @@ double PreparedPoints::scale() const {
   return std::ldexp(1.0, scale_exponent);
 }
 
+bool extent_needs_scaling(double extent) {
+  return !(std::isfinite(extent) && extent <= std::ldexp(1.0, kScaleAbove));
+}
+
 PreparedPoints prepare_points(const std::vector<double>& x, const std::vector<double>& y,
                               const std::vector<double>& tx, const std::vector<double>& ty,
                               int threads) {
@@ -143,7 +147,7 @@ PreparedPoints prepare_points(const std::vector<double>& x, const std::vector<do
   }
   const double extent = std::max(hi0 - lo0, hi1 - lo1);
   p.n_sources = x.size();
-  if (std::isfinite(extent) && extent <= std::ldexp(1.0, kScaleAbove)) {
+  if (!extent_needs_scaling(extent)) {
     p.src = {x.data(), y.data(), x.size()};
     p.tgt = {tx.data(), ty.data(), tx.size()};
     return p;

@@ -51,6 +51,10 @@ Tree build_tree(const std::vector<double>& x, const std::vector<double>& y,
                 int level_offset, std::string* warning, int threads,
                 TreeKind kind = TreeKind::Uniform);
 
+/// Whether points spanning `extent` (the larger side of their bounding box) must be scaled so
+/// that r^2 cannot overflow (above 2^500, or not finite).
+bool extent_needs_scaling(double extent);
+
 struct PreparedPoints {
   int scale_exponent = 0;  ///< the tree's coordinates are the caller's times 2^-scale_exponent
   bool self = true;        ///< the caller's targets are the caller's sources

@@ -184,6 +184,13 @@ TEST(DistributedErrors, DifferentOptionsOrChargesFailEveryRank) {
   EXPECT_EQ(ds.evaluate(q).potential.size(), part.index.size());  // the solver still works
 }
 
+TEST(DistributedErrors, ExtentsTheOneProcessSolverScalesAreRefused) {
+  std::vector<double> x = {0.0, 1.0}, y = {0.0, 1.0};
+  if (mpi_rank() == mpi_size() - 1) x[1] = 1e200;  // on one rank: the extent is every rank's
+  expect_everywhere<InvalidInput>([&] { DistributedSolver(MPI_COMM_WORLD, x, y, cpu_options(16)); },
+                                  "extents up to 2^500");
+}
+
 TEST(DistributedErrors, NoSourcesOnAnyRank) {
   const std::vector<double> none;
   const std::vector<double> tx = {0.5, 0.25}, ty = {0.5, 0.75};
