@@ -16,6 +16,18 @@ bool usable(std::string* why) {
   return false;
 }
 
+int count() {
+  return 0;
+}
+
+void select(int) {}
+
+void use_selected() {}
+
+int selected() {
+  return -1;
+}
+
 void start_runtime() {}
 
 std::string name() {

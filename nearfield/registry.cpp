@@ -204,6 +204,7 @@ void reserve_device_buffers(const std::string& backend, const ChargeShape& shape
   if (!row || !row->resident || !device::compiled() || !device::usable(nullptr)) return;
   const TraceScope trace("pinned buffers reserved");
   try {
+    device::use_selected();
     device::reserve_charge_buffers(shape);
   } catch (const Error&) {
     // the set-up allocates them itself, and reports what fails
@@ -266,6 +267,7 @@ void NearFieldBackend::setup(const NearFieldProblem& p) {
   ready_ = false;
   problem_ = p;
   run_densities_ = multi_density_ ? p.densities : 1;
+  if (on_device_) device::use_selected();  // CUDA's current device is the thread's own
   prepare();
   ready_ = true;
 }
@@ -286,6 +288,7 @@ void NearFieldBackend::evaluate(const NearSources& s, const NearOutputs& o,
   NearFieldTimings& t = timings ? *timings : local;
   t = NearFieldTimings{};
   const double t0 = now_seconds();
+  if (on_device_ && p.n_targets > 0) device::use_selected();  // this thread's current device
   if (p.n_targets > 0 && run_densities_ == p.densities) {
     run(s, o, &t);
   } else if (p.n_targets > 0) {
