@@ -89,11 +89,7 @@ Mesh::Mesh(const Contours& contours, const ElectrostaticOptions& o, int level, b
                                      field, block);
   setup.fmm_setup = op->seconds_setup_fmm;
   setup.near = op->seconds_setup_near;
-  phi.resize(block * n());
-  if (field) {
-    gx.resize(block * n());
-    gy.resize(block * n());
-  }
+  work_for(block);
   // auto = block: never far from the best, where none can take 10x its iterations (the
   // 512-gon coax at 1e5 panels: 13 against 239, results/dev-machine/wave3/solve_iterations.txt).
   preconditioner = o.preconditioner == "auto" ? "block" : o.preconditioner;
@@ -147,10 +143,29 @@ void Mesh::system_block(int k, const double* x, double* y) {
     u = work.data();
   }
   const bool field = ps.interfaces;
+  work_for(k);
   op->apply_block(k, u, phi.data(), field ? gx.data() : nullptr, field ? gy.data() : nullptr);
   for (int c = 0; c < k; ++c) {
     assemble(x + c * M, phi.data() + c * N, field ? gx.data() + c * N : nullptr,
              field ? gy.data() + c * N : nullptr, y + c * M);
+  }
+}
+
+void Mesh::work_for(int k) {
+  const std::size_t size = static_cast<std::size_t>(k) * n();
+  if (phi.size() < size) phi.resize(size);
+  if (op->field() && gx.size() < size) {
+    gx.resize(size);
+    gy.resize(size);
+  }
+}
+
+void Mesh::release_block() {
+  if (!op) return;
+  op->release_block();
+  for (std::vector<double>* v : {&phi, &gx, &gy, &work}) {
+    v->resize(std::min(v->size(), n()));
+    v->shrink_to_fit();
   }
 }
 
@@ -281,6 +296,7 @@ void Mesh::normal_fields(int k, const double* u, double* ngrad) {
       }
     }
   } else {
+    work_for(k);
     op->apply_block(k, u, phi.data(), gx.data(), gy.data());
     for (std::size_t e = 0; e < k * N; ++e) {
       const std::size_t i = e % N;

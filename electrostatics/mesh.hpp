@@ -77,12 +77,17 @@ struct Mesh {
   /// free_charges of several densities (at most the block), their normal fields in one product.
   std::vector<std::vector<double>> free_charges_block(const std::vector<std::vector<double>>& x,
                                                       int conductors);
+  /// Frees what only blocks of vectors need (the block's FMM Solver, work arrays) until a block
+  /// product needs them again.
+  void release_block();
 
  private:
   /// grad (S u) at panel i, analytic (the dense method).
   void dense_gradient(const double* u, std::size_t i, double* x, double* y) const;
   /// Adds the arcs' correction to n . grad (S u) in g (n entries).
   void add_arc(const double* u, double* g) const;
+  /// The work arrays phi, gx, gy for k vectors.
+  void work_for(int k);
   /// Row i of A x from S x (phi) and grad S x (gx, gy; interface rows only): y, all rows.
   void assemble(const double* x, const double* phi, const double* gx, const double* gy,
                 double* y) const;

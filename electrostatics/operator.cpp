@@ -148,19 +148,21 @@ SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
       nodes_(static_cast<std::size_t>(nodes)),
       field_(field),
       threads_(team_size(fmm.threads)),
-      block_(std::max(1, block)) {
+      block_(std::max(1, block)),
+      fmm_options_(fmm) {
+  fmm_options_.field = field;
   std::vector<double> sx, sy;
   timed(&seconds_setup_fmm, [&] {
     gauss_nodes(ps, columns_, gauss_legendre(nodes), &sx, &sy, &weight_);
-    Options o = fmm;
-    o.field = field;
+    Options o = fmm_options_;
     o.densities = 1;
     fmm_ = std::make_unique<Solver>(sx, sy, tx, ty, o);
-    if (block_ > 1) {
-      o.densities = block_;
-      batch_ = std::make_unique<Solver>(sx, sy, tx, ty, o);
-    }
   });
+  if (block_ > 1) {
+    tx_ = tx;  // for the block Solver, made again after release_block()
+    ty_ = ty;
+    make_block();
+  }
   timed(&seconds_setup_near, [&] {
     std::vector<double> cx(columns_), cy(columns_), radius(columns_);
     for (std::size_t j = 0; j < columns_; ++j) {
@@ -200,16 +202,41 @@ SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
       }
     }
   });
-  const std::size_t b = static_cast<std::size_t>(block_);
-  u_.resize(b * columns_);
-  q_.resize(b * columns_ * nodes_);
-  if (field) {
-    ex_.resize(b * targets_);
-    ey_.resize(b * targets_);
-  }
+  if (!batch_) work_arrays(1);
 }
 
 SingleLayer::~SingleLayer() = default;
+
+void SingleLayer::work_arrays(int vectors) {
+  const std::size_t b = static_cast<std::size_t>(vectors);
+  u_.resize(b * columns_);
+  q_.resize(b * columns_ * nodes_);
+  if (field_) {
+    ex_.resize(b * targets_);
+    ey_.resize(b * targets_);
+  }
+  if (vectors == 1) {  // what the block needed goes back
+    for (std::vector<double>* v : {&u_, &q_, &ex_, &ey_, &pad_}) v->shrink_to_fit();
+  }
+}
+
+void SingleLayer::make_block() {
+  timed(&seconds_setup_fmm, [&] {
+    std::vector<double> sx, sy, weight;
+    gauss_nodes(panels_, columns_, gauss_legendre(static_cast<int>(nodes_)), &sx, &sy, &weight);
+    Options o = fmm_options_;
+    o.densities = block_;
+    batch_ = std::make_unique<Solver>(sx, sy, tx_, ty_, o);
+  });
+  work_arrays(block_);
+}
+
+void SingleLayer::release_block() {
+  if (!batch_) return;
+  batch_.reset();
+  pad_.clear();
+  work_arrays(1);
+}
 
 void SingleLayer::apply(const double* u, double* phi, double* gx, double* gy) {
   apply_block(1, u, phi, gx, gy);
@@ -220,6 +247,7 @@ void SingleLayer::apply_block(int k, const double* u, double* phi, double* gx, d
     throw std::logic_error("SingleLayer::apply_block: " + std::to_string(k) +
                            " vectors for a block of " + std::to_string(block_));
   }
+  if (k > 1 && !batch_) make_block();
   const bool field = field_ && gx != nullptr;
   const std::size_t n = panels_.size(), m = targets_;
   timed(&seconds_fmm, [&] {
@@ -239,7 +267,7 @@ void SingleLayer::apply_block(int k, const double* u, double* phi, double* gx, d
       one_by_one = count_one_ == 0 || count_batch_ == 0 ||
                    k * seconds_one_ / count_one_ < seconds_batch_ / count_batch_;
     }
-    if (block_ == 1 || one_by_one) {
+    if (!batch_ || one_by_one) {
       for (int c = 0; c < k; ++c) {
         charges(c, 1, 1);
         evaluate(true, phi + c * m, ex ? ex + c * m : nullptr, ey ? ey + c * m : nullptr);

@@ -43,6 +43,10 @@ class SingleLayer {
   enum class Tail { cheaper, keep_in_block, one_by_one };
   Tail tail = Tail::cheaper;
 
+  /// Frees the block Solver and the block's work arrays (a second FMM's memory) until an
+  /// apply_block of more than one vector makes them again.
+  void release_block();
+
   int block() const { return block_; }
   const TreeStats& stats() const { return fmm_->stats(); }
   const AutoChoice& auto_choice() const { return fmm_->auto_choice(); }
@@ -54,6 +58,8 @@ class SingleLayer {
   double seconds_setup_near = 0, seconds_setup_fmm = 0;
 
  private:
+  void make_block();              // the block Solver and its work arrays
+  void work_arrays(int vectors);  // sized for that many vectors
   // The densities of k vectors of u_ (from vector `first`) at the FMM's sources into q_, as
   // `slots` >= k densities (the free ones zero).
   void charges(int first, int k, int slots);
@@ -71,8 +77,10 @@ class SingleLayer {
   bool field_;
   int threads_;
   int block_;
-  std::unique_ptr<Solver> fmm_;                 ///< nd = 1
-  std::unique_ptr<Solver> batch_;               ///< nd = block (block > 1)
+  Options fmm_options_;
+  std::vector<double> tx_, ty_;    ///< the targets (block > 1: the block Solver is made again)
+  std::unique_ptr<Solver> fmm_;    ///< nd = 1
+  std::unique_ptr<Solver> batch_;  ///< nd = block (block > 1, until release_block)
   double seconds_one_ = 0, seconds_batch_ = 0;  ///< evaluation times of each Solver, summed
   std::size_t count_one_ = 0, count_batch_ = 0;
   SparseRows near_;                        ///< C_ij for the potential (columns: as above)

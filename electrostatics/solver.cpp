@@ -232,6 +232,7 @@ struct ElectrostaticSolver::Impl {
       const std::vector<SolveStats> st = m.solve_block(b, &x, opt, name);
       stats->insert(stats->end(), st.begin(), st.end());
       q = m.free_charges_block(x, k);
+      m.release_block();  // the memory of a second FMM, before the vacuum mesh is made
     } else {
       for (std::size_t col = 0; col < kc; ++col) {
         stats->push_back(m.solve(b[col], &x[col], opt, label(what, col, kc)));

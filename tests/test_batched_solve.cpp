@@ -134,15 +134,20 @@ TEST(BlockProduct, IsTheProductOfEachVector) {
   std::uniform_real_distribution<double> u(-1, 1);
   std::vector<double> x(3 * m), y(3 * m), one(m);
   for (double& v : x) v = u(rng);
-  for (const auto tail : {es::SingleLayer::Tail::keep_in_block, es::SingleLayer::Tail::one_by_one,
-                          es::SingleLayer::Tail::cheaper}) {
+  // Each way of serving fewer vectors than the block, and the block Solver freed and made again.
+  using Tail = es::SingleLayer::Tail;
+  for (const int round : {0, 1, 2, 3}) {
+    const Tail tail = round == 1   ? Tail::one_by_one
+                      : round == 2 ? Tail::cheaper
+                                   : Tail::keep_in_block;
     mesh.op->tail = tail;
+    if (round == 3) mesh.release_block();
     for (const int k : {3, 2, 1}) {
       const std::size_t evaluations = mesh.op->evaluations;
       mesh.system_block(k, x.data(), y.data());
       const std::size_t used = mesh.op->evaluations - evaluations;
-      if (k == 3 || tail == es::SingleLayer::Tail::keep_in_block) EXPECT_EQ(used, 1u);
-      if (k < 3 && tail == es::SingleLayer::Tail::one_by_one) EXPECT_EQ(used, std::size_t(k));
+      if (k == 3 || tail == Tail::keep_in_block) EXPECT_EQ(used, 1u);
+      if (k < 3 && tail == Tail::one_by_one) EXPECT_EQ(used, std::size_t(k));
       for (int col = 0; col < k; ++col) {
         mesh.system(x.data() + col * m, one.data());
         double num = 0, den = 0;
@@ -151,7 +156,8 @@ TEST(BlockProduct, IsTheProductOfEachVector) {
           den += one[i] * one[i];
         }
         // Two FMM trees (nd = 1 and nd = 3) at eps 1e-12.
-        EXPECT_LT(std::sqrt(num / den), 1e-10) << "k " << k << ", column " << col;
+        EXPECT_LT(std::sqrt(num / den), 1e-10)
+            << "round " << round << ", k " << k << ", column " << col;
       }
     }
   }
@@ -257,6 +263,28 @@ TEST(BatchedSolve, CapacitanceMatchesTheSolvesOneAtATime) {
     std::printf("%-50s C %.1e, C0 %.1e apart; evaluations %zu against %zu\n", c.name.c_str(),
                 c_diff, c0_diff, block.timings.evaluations, one.timings.evaluations);
   }
+}
+
+// An accuracy-driven solve (a block Solver on every mesh), and a second solve() on one mesh (its
+// block Solver, freed after the first, made again): the same as one at a time.
+TEST(BatchedSolve, RefinementAndASecondSolveMatch) {
+  ElectrostaticOptions o;
+  o.panels = 1000;
+  o.accuracy = 1e-5;
+  o.batched = false;
+  const ElectrostaticSolution one = solve_conductors(strips(3), o);
+  o.batched = true;
+  const ElectrostaticSolution block = solve_conductors(strips(3), o);
+  EXPECT_TRUE(block.batched);
+  ASSERT_EQ(block.meshes.size(), one.meshes.size());
+  EXPECT_EQ(block.panels.size(), one.panels.size());
+  EXPECT_LT(worst_difference(block.capacitance, one.capacitance), 10 * block.tol);
+  o.accuracy = 0;
+  ElectrostaticSolver solver(strips(3), o);
+  const ElectrostaticSolution first = solver.solve(), second = solver.solve();
+  EXPECT_TRUE(second.batched);
+  EXPECT_LT(second.timings.evaluations, second.timings.products);
+  EXPECT_LT(worst_difference(first.capacitance, second.capacitance), 1e-14);
 }
 
 // One signal conductor, the dense method, or no capacitance: nothing to batch.
