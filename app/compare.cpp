@@ -159,7 +159,10 @@ std::string compare_help() {
       "One Solver per back end, built on the same points and options (the tree is "
       "deterministic,\nso all share the same tree); cpu always runs first: it is the "
       "reference and the baseline.\nDirect summation runs once and checks every back end. "
-      "Back ends not available here are\nskipped with the reason.\n",
+      "Back ends not available here are\nskipped with the reason. An input of nd densities of "
+      "charges is evaluated whole by each\nback end (errors: the worst density's); dipoles and "
+      "--hessian are refused (the papers'\nback ends take neither): mlfma2d --verify checks "
+      "them.\n",
       compare_description(), table_help(),
       "as mlfma2d --help; 4 also when a back end disagrees with cpu (rel L2 > 1e-12).");
 }
@@ -262,6 +265,19 @@ std::string to_text(const CompareReport& r) {
   return out;
 }
 
+// The options for the sources of `in` that --sources keeps. nd densities of charges: every back
+// end takes them (those that sum one density at a time, looped); dipoles and the Hessian only
+// some, and not the papers' layouts compare is about.
+Options compared_sources(LoadedInput* in, const EvaluateArgs& a) {
+  select_sources(in, a.sources);
+  if (in->points.has_dipoles()) {
+    throw InvalidInput("compare: " + in->input +
+                       " holds dipoles, which the papers' back ends do not take: compare its "
+                       "charges (--sources charges), or verify the dipoles with mlfma2d --verify");
+  }
+  return with_sources_of(in->points, a.options);
+}
+
 int run_compare(const CompareArgs& args, std::ostream& out, std::ostream& err) {
   const EvaluateArgs& a = args.common;
   const Progress progress(err, a.quiet);
@@ -288,11 +304,11 @@ int run_compare(const CompareArgs& args, std::ostream& out, std::ostream& err) {
   }
 
   read_input(&in, progress);
-  Options options = a.options;
+  Options options = compared_sources(&in, a);
   Reference reference;
   {
     const auto step = progress.step("direct summation (the reference, once for every back end)");
-    reference = direct_reference(in, options.field, a.verify_sample, a.seed, options.threads);
+    reference = direct_reference(in, options, a.verify_sample, a.seed);
   }
 
   Result reference_result;
@@ -363,6 +379,11 @@ ParsedCommand parse(const po::variables_map& vm, const std::vector<std::string>&
   CompareArgs a;
   a.common = evaluate_args(vm);
   a.common.verify = true;  // compare always checks against direct summation
+  if (a.common.options.hessian) {
+    throw InvalidInput(
+        "--hessian: compare does not take it (the papers' back ends compute no Hessian); "
+        "verify the Hessian with mlfma2d --hessian --verify");
+  }
   if (!a.common.model.empty())
     throw InvalidInput("--model chooses one back end: compare runs them all (--backends)");
   if (auto v = value_of(vm, "backends")) a.backends = backends_option("backends", *v);

@@ -25,7 +25,8 @@ constexpr const char* kConvention =
 po::options_description evaluate_description() {
   const std::vector<OptionText> output = {
       {"output,o", "FILE",
-       "write potentials (and fields) to FILE, HDF5 or CSV by extension; default: none"},
+       "write the potentials (and fields, Hessians) of every density to FILE, HDF5 or CSV by "
+       "extension; default: none"},
       {"backend", "NAME|auto",
        "near-field back end (listed below), or auto: the fastest here, the GPU back end when a "
        "device is found, else cpu (with --model: the least near-field time the papers' fitted "
@@ -33,8 +34,8 @@ po::options_description evaluate_description() {
   };
   const std::vector<OptionText> verify = {
       {"verify", nullptr,
-       "compare with direct summation: at all targets if N_sources * N_targets <= 4e8, else at "
-       "1000 random targets; default: off"},
+       "compare every output computed, of every density, with direct summation: at all "
+       "targets if N_sources * N_targets <= 4e8, else at 1000 random targets; default: off"},
       {"verify-sample", "M",
        "verify at M random targets (0 = all); implies --verify; default: automatic (above)"},
   };
@@ -66,6 +67,9 @@ std::vector<OptionText> input_options() {
       {"targets", "FILE",
        "separate targets (HDF5 /targets/x,y or /sources/x,y; CSV x,y); default: "
        "/targets of the input file if present, else the sources (self-evaluation)"},
+      {"sources", "charges|dipoles|both",
+       "the kinds of sources evaluated, of those the input holds (its nd densities of charges "
+       "and/or dipoles, below); default: every kind it holds"},
   };
 }
 
@@ -97,6 +101,8 @@ std::vector<OptionText> tree_options() {
        "default: 1e-6"},
       {"terms", "P", "expansion terms p, 1..60, instead of --eps; default: derived from --eps"},
       {"field", nullptr, "also compute the field E = -grad phi; default: off"},
+      {"hessian", nullptr,
+       "also compute the Hessian of phi: d2phi/dx2, d2phi/dxdy, d2phi/dy2; default: off"},
   };
 }
 
@@ -131,6 +137,9 @@ EvaluateArgs evaluate_args(const po::variables_map& vm) {
   if (auto v = value_of(vm, "input")) a.input = file_option("input", *v);
   if (auto v = value_of(vm, "targets")) a.targets = file_option("targets", *v);
   if (auto v = value_of(vm, "output")) a.output = file_option("output", *v);
+  if (auto v = value_of(vm, "sources")) {
+    a.sources = choice_option("sources", *v, {"charges", "dipoles", "both"});
+  }
   if (auto v = value_of(vm, "backend")) {
     const auto names = near_field_backends();
     if (*v == "auto") {
@@ -183,6 +192,7 @@ EvaluateArgs evaluate_args(const po::variables_map& vm) {
         "terms", *terms, 1, kMaxTerms, "an integer in [1, " + std::to_string(kMaxTerms) + "]"));
   }
   o.field = switch_of(vm, "field");
+  o.hessian = switch_of(vm, "hessian");
   a.verify = switch_of(vm, "verify");
   if (auto v = value_of(vm, "verify-sample")) {
     a.verify_sample = integer_option("verify-sample", *v, 0, LLONG_MAX, "an integer >= 0");
@@ -223,6 +233,9 @@ Result run_solver(const LoadedInput& in, const Options& options, int repeat,
   shape.targets = nt;
   shape.self = in.self();
   shape.field = options.field;
+  shape.hessian = options.hessian;
+  shape.densities = options.densities;
+  shape.dipoles = options.dipoles;
   shape.backend = options.backend;
   check_memory("evaluating " + std::to_string(points.x.size()) + " sources at " +
                    std::to_string(nt) + " targets",
@@ -258,7 +271,7 @@ Result run_solver(const LoadedInput& in, const Options& options, int repeat,
   for (int k = 1; k <= repeat; ++k) {
     const auto step = progress.step(
         label + (repeat > 1 ? format("evaluating %d/%d", k, repeat) : std::string("evaluating")));
-    result = solver->evaluate(points.q);
+    result = solver->evaluate(densities_of(points));
     runs.push_back(solver->timings());
   }
   RunReport& r = *report;
@@ -272,6 +285,7 @@ Result run_solver(const LoadedInput& in, const Options& options, int repeat,
   r.options.backend = chose.backend;
   r.options.ct = chose.ct;
   r.options.level_offset = chose.level_offset;
+  r.vectors_per_density = options.dipoles && points.vectors_per_density;
   const tuning::AutoSelection own = tuning::auto_selection(*solver);
   if (!r.auto_selection.done) {
     r.auto_selection = own;
@@ -307,19 +321,26 @@ std::string evaluate_help() {
     << "Usage:\n"
     << usage_overview() << "  mlfma2d --help | --version\n\n"
     << "Kernel convention:\n  " << kConvention << ".\n"
+    << "  Dipoles of strength d_j and orientation v_j add sum_j d_j v_j . (x_i - y_j) / "
+       "|x_i - y_j|^2.\n"
     << "  Targets default to the sources (self-evaluation).\n\n"
     << evaluate_description() << "\n"
-    << "Files:\n"
-    << "  input   HDF5: /sources/x, /sources/y, /sources/q (equal lengths), optional "
-       "/targets/x, /targets/y;\n"
-    << "          CSV: header \"x,y,q\", one source a line ('#' lines and blank lines "
-       "ignored).\n"
+    << "Files (docs/files.md):\n"
+    << "  input   HDF5: /sources/x, /sources/y (N), and charges /sources/q, (N) or (nd, N) for "
+       "nd\n"
+    << "          densities, and/or dipoles /sources/dipole_strength, (N) or (nd, N), with\n"
+    << "          /sources/dipole_vector, (2, N) or (nd, 2, N); optional /targets/x, /targets/y.\n"
+    << "          CSV: header \"x,y,q\" (or q0,q1,...; dipoles d,vx,vy or d0,d1,...,vx,vy or\n"
+    << "          vx0,vy0,...), one source a line ('#' lines and blank lines ignored).\n"
     << "          A regular file (a link to one is followed); a FIFO or device is refused.\n"
-    << "  output  HDF5: /targets/x, /targets/y, /potential, /field/x, /field/y, each with a\n"
-    << "          description, and root attributes (every parameter, tree figures, "
-       "timing_<phase> in\n"
-    << "          seconds, version; integers stored as integers). CSV: the header\n"
-    << "          \"x,y,potential[,field_x,field_y]\" first, then one target a line "
+    << "  output  HDF5: /targets/x, /targets/y, /potential, /field/x, /field/y, /hessian/xx,\n"
+    << "          /hessian/xy, /hessian/yy, (M) or (nd, M), each with a description, and root\n"
+    << "          attributes (every parameter, nd, the sources, the outputs, tree figures,\n"
+    << "          timing_<phase> in seconds, version; integers stored as integers). CSV: the "
+       "header\n"
+    << "          \"x,y,potential[,field_x,field_y][,hessian_xx,hessian_xy,hessian_yy]\" (nd > "
+       "1:\n"
+    << "          potential0,...,field_x0,...) first, then one target a line "
        "(numpy.loadtxt(f,\n"
     << "          delimiter=\",\", skiprows=1) and pandas.read_csv(f) load it as it is); the "
        "attributes\n"
@@ -351,8 +372,10 @@ std::string evaluate_help() {
   }
   s << "\n"
     << wrap_text(
-           "Report (stdout): sizes, tree, p, eps, back end, per-phase times, near-field "
-           "pairs and pairs/s, device memory, warnings, and with --verify the errors. "
+           "Report (stdout): sizes, the sources (charges and/or dipoles, nd densities) and the "
+           "outputs computed, tree, p, eps, back end, per-phase times, near-field pairs and "
+           "pairs/s, device memory, warnings, and with --verify the errors of each output (of "
+           "its worst density; per_density: of each). "
            "--report json prints one object with the keys " +
                join(keys[0], ", ") + ", timings (seconds: " + join(keys[1], ", ") +
                ") and, with --verify, error (" + join(keys[2], ", ") +
@@ -371,20 +394,28 @@ std::string evaluate_help() {
     << "  4  runtime failure (computation, device, CUDA, out of memory, or more memory needed "
        "than\n"
     << "     this machine has, refused before starting)\n"
-    << "  5  a failed check: --verify measured a relative L2 error of the potential or the field\n"
-    << "     above eps (or above the accuracy floor of the geometry, when that is larger), or not\n"
-    << "     finite (with --terms only when not finite: no tolerance); or values are not\n"
-    << "     finite. The report and the output are written first.\n"
+    << "  5  a failed check: --verify measured a relative L2 error of the potential, the field\n"
+    << "     or the Hessian of some density above eps (or above the accuracy floor of the\n"
+    << "     geometry, when that is larger), or not finite (with --terms only when not finite:\n"
+    << "     no tolerance); or values are not finite. The report and the output are written\n"
+    << "     first.\n"
     << "Errors print one line \"mlfma2d: error: <message>\" on stderr.\n";
   return s.str();
 }
 
-// A few values, for a run whose output goes nowhere.
-std::string preview(const Result& r) {
-  std::string out;
-  for (std::size_t i = 0; i < std::min<std::size_t>(3, r.potential.size()); ++i) {
-    out += format("%sphi[%zu] = %.10g", i ? ", " : "", i, r.potential[i]);
+// A few values of density 0, for a run whose output goes nowhere; with the Hessian a target a
+// line (the report's indent after the first).
+std::string preview(const Result& r, int densities) {
+  std::string out = densities > 1 ? format("density 0 of %d: ", densities) : "";
+  const std::size_t m = r.potential.size() / std::size_t(densities);
+  const char* next = r.hessian_xx.empty() ? ", " : "\n                ";
+  for (std::size_t i = 0; i < std::min<std::size_t>(3, m); ++i) {
+    out += format("%sphi[%zu] = %.10g", i ? next : "", i, r.potential[i]);
     if (!r.field_x.empty()) out += format(", E[%zu] = (%.6g, %.6g)", i, r.field_x[i], r.field_y[i]);
+    if (!r.hessian_xx.empty()) {
+      out += format(", H[%zu] = (%.6g, %.6g, %.6g)", i, r.hessian_xx[i], r.hessian_xy[i],
+                    r.hessian_yy[i]);
+    }
   }
   return out;
 }
@@ -406,10 +437,11 @@ int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
     check_writable(a.output);
   }
   read_input(&in, progress);
+  select_sources(&in, a.sources);
   const PointSet& points = in.points;
   RunReport report;
 
-  Options options = a.options;
+  Options options = with_sources_of(points, a.options);
   if (!a.model.empty()) {
     const auto step = progress.step("choosing the back end by the papers' model");
     tuning::AutoRequest request;
@@ -424,8 +456,7 @@ int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
   const std::string bad_text = bad.total() > 0 ? bad.text(result) : "";
   if (a.verify) {
     const auto step = progress.step("verifying against direct summation");
-    const Reference reference =
-        direct_reference(in, options.field, a.verify_sample, a.seed, options.threads);
+    const Reference reference = direct_reference(in, options, a.verify_sample, a.seed);
     report.verification =
         verify(reference, result, options.eps, options.terms == 0, report.stats.accuracy_floor);
   }
@@ -437,6 +468,10 @@ int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
     file.potential = std::move(result.potential);
     file.field_x = std::move(result.field_x);
     file.field_y = std::move(result.field_y);
+    file.hessian_xx = std::move(result.hessian_xx);
+    file.hessian_xy = std::move(result.hessian_xy);
+    file.hessian_yy = std::move(result.hessian_yy);
+    file.densities = options.densities;
     // Moved, not copied (16 bytes a target): the points are not needed after this.
     const bool self = in.self();
     file.tx = std::move(self ? in.points.x : in.points.tx);
@@ -444,7 +479,7 @@ int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
     file.attributes = to_attributes(report);
     write_result(a.output, file);
   } else {
-    report.preview = preview(result);
+    report.preview = preview(result, options.densities);
   }
 
   print_report(out,

@@ -20,7 +20,10 @@ struct EvaluateArgs {
   std::string input;    ///< empty: the bundled data set
   std::string targets;  ///< separate targets file, empty when none
   std::string output;   ///< result file, empty when none
-  Options options;      ///< ct, level_offset, eps, terms, backend, threads, field, gpu_memory
+  /// --sources: "charges", "dipoles", "both"; empty: every kind the input holds (its densities
+  /// and kinds set options.densities, charges and dipoles once it is read).
+  std::string sources;
+  Options options;  ///< ct, level_offset, eps, terms, backend, threads, field, hessian, gpu_memory
   bool verify = false;
   long long verify_sample = -1;  ///< --verify-sample M; -1 = automatic (all, or 1000 if large)
   int repeat = 1;
@@ -43,7 +46,8 @@ EvaluateArgs evaluate_args(const po::variables_map& vm);
 /// The evaluate command (its row in command_rows()); its --help is the program's main help.
 CommandRow evaluate_command();
 
-/// Builds a Solver for the points of `in` with `options`, evaluates it `repeat` times, and fills
+/// Builds a Solver for the points of `in` with `options` (their densities and kinds of sources
+/// those of the points: with_sources_of), evaluates it `repeat` times, and fills
 /// `report` (input, options, tree figures, the timings of the run with the median total, every
 /// total, warnings). `label` starts its progress lines; the solver's warnings go to `err` when
 /// `warn`. Returns the last evaluation's result.

@@ -10,6 +10,7 @@
 #include "app/options.hpp"
 #include "app/progress.hpp"
 #include "mlfma2d/io.hpp"
+#include "mlfma2d/mlfma2d.hpp"
 #include "runtime/text.hpp"
 
 namespace mlfma2d::app {
@@ -128,11 +129,61 @@ po::options_description generate_description() {
                        {"params", "K=V,...",
                         "contour shapes: their lengths in metres (listed below); default: as "
                         "listed"},
+                       {"densities", "ND",
+                        "point sets: nd density vectors of strengths, 1..1024 (q, or q0..q{nd-1}); "
+                        "default: 1"},
+                       {"sources", "charges|dipoles|both",
+                        "point sets: charges (density 0's uniform in [0, 1) as with one density), "
+                        "dipoles (strengths uniform in [0, 1), unit orientations of uniform "
+                        "angle), or both; default: charges"},
+                       {"orientations", "per-source|per-density",
+                        "dipoles: one orientation per source for every density, (2, N), or one "
+                        "per source and density, (nd, 2, N); default: per-source"},
                        {"seed", "S", "random seed; default: 1"},
                        {"output,o", "FILE",
                         "point-set file, HDF5 (.h5/.hdf5) or CSV (.csv) by extension; required"},
                    },
                    closing_options(false, "print nothing on success; default: off")});
+}
+
+// --densities, --sources, --orientations: for point sets only.
+void generate_sources(const po::variables_map& vm, GenerateArgs* a) {
+  GeneratedSources& g = a->sources;
+  const std::string* densities = value_of(vm, "densities");
+  const std::string* sources = value_of(vm, "sources");
+  const std::string* orientations = value_of(vm, "orientations");
+  if ((densities || sources || orientations) && is_contour_shape(a->shape)) {
+    throw InvalidInput(
+        "--densities, --sources and --orientations are for point sets, not the "
+        "contour shape " +
+        a->shape);
+  }
+  if (densities) {
+    g.densities = static_cast<int>(
+        integer_option("densities", *densities, 1, kMaxDensities,
+                       "an integer in [1, " + std::to_string(kMaxDensities) + "]"));
+  }
+  if (sources) {
+    const std::string kinds = choice_option("sources", *sources, {"charges", "dipoles", "both"});
+    g.charges = kinds != "dipoles";
+    g.dipoles = kinds != "charges";
+  }
+  if (orientations) {
+    if (!g.dipoles) {
+      throw InvalidInput("--orientations: for dipoles (--sources dipoles or both)");
+    }
+    g.vectors_per_density = choice_option("orientations", *orientations,
+                                          {"per-source", "per-density"}) == "per-density";
+  }
+}
+
+// "" for one density of charges (the points as before); else "; 3 densities of dipoles".
+std::string sources_words(const GeneratedSources& g) {
+  if (g.densities == 1 && g.charges && !g.dipoles) return "";
+  std::string out = format("; %d densit%s of ", g.densities, g.densities == 1 ? "y" : "ies");
+  out += g.charges && g.dipoles ? "charges and dipoles" : g.dipoles ? "dipoles" : "charges";
+  if (g.dipoles && g.vectors_per_density) out += ", orientations per density";
+  return out;
 }
 
 GenerateArgs generate_args(const po::variables_map& vm) {
@@ -157,6 +208,7 @@ GenerateArgs generate_args(const po::variables_map& vm) {
   }
   a.contour = contour_params(a.shape, params ? *params : "", a.n);
   if (auto v = value_of(vm, "seed")) a.seed = seed_option("seed", *v);
+  generate_sources(vm, &a);
   const std::string* output = value_of(vm, "output");
   if (!output) throw InvalidInput("generate: --output is required");
   a.output = file_option("output", *output);
@@ -187,6 +239,8 @@ std::string generate_help() {
   return help_page(
       "mlfma2d generate: write a PEC point set (points with charges q uniform in [0, 1))\n\n"
       "Usage:\n  mlfma2d generate --shape NAME --n N --output FILE [--seed S]\n"
+      "                   [--densities ND] [--sources charges|dipoles|both] "
+      "[--orientations per-density]\n"
       "  mlfma2d generate --shape CONTOUR-SHAPE [--params K=V,...] [--n N] --output FILE\n",
       "", generate_description(), shapes + "\n" + contour_shapes_help(),
       "0 success, 2 bad usage or option value, 3 output not writable, 1 unexpected internal "
@@ -198,20 +252,20 @@ int run_generate(const GenerateArgs& a, std::ostream& out, std::ostream& err) {
     return run_generate_contours(a.shape, a.contour, a.output, a.quiet, out);
   }
   check_writable(a.output);
-  check_memory(format("generate --n %zu", a.n), double(generate_points_bytes(a.n)));
+  check_memory(format("generate --n %zu", a.n), double(generate_points_bytes(a.n, a.sources)));
   const Progress progress(err, a.quiet);
   PointSet points;
   {
     const auto step = progress.step(format("generating %zu points", a.n));
-    points = generate_points(a.shape, a.n, a.seed);
+    points = generate_points(a.shape, a.n, a.seed, a.sources);
   }
   {
     const auto step = progress.step("writing " + a.output);
     write_points(a.output, points);
   }
   if (!a.quiet) {
-    out << "wrote " << points.x.size() << " points (" << a.shape << ", seed " << a.seed << ") to "
-        << a.output << "\n";
+    out << "wrote " << points.x.size() << " points (" << a.shape << ", seed " << a.seed
+        << sources_words(a.sources) << ") to " << a.output << "\n";
   }
   return 0;
 }

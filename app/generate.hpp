@@ -9,6 +9,7 @@
 
 #include "app/cli.hpp"
 #include "mlfma2d/electrostatics.hpp"
+#include "mlfma2d/io.hpp"
 
 namespace mlfma2d::app {
 
@@ -19,7 +20,8 @@ struct GenerateArgs {
   std::uint64_t seed = 1;
   std::string output;
   bool quiet = false;
-  ContourShape contour;  ///< the contour shapes: --params, --n vertices per circle
+  GeneratedSources sources;  ///< --densities, --sources, --orientations
+  ContourShape contour;      ///< the contour shapes: --params, --n vertices per circle
 };
 
 /// The generate command (its row in command_rows()): the point set written, "wrote N points ..."

@@ -47,13 +47,6 @@ std::vector<std::size_t> sample_indices(std::size_t n, std::size_t m, std::uint6
   return out;
 }
 
-std::vector<double> gather(const std::vector<double>& values, const std::vector<std::size_t>& at) {
-  if (at.empty()) return values;
-  std::vector<double> out(at.size());
-  for (std::size_t i = 0; i < at.size(); ++i) out[i] = values[at[i]];
-  return out;
-}
-
 }  // namespace
 
 std::string find_bundled_data_set() {
@@ -109,6 +102,27 @@ void read_input(LoadedInput* in, const Progress& progress) {
   }
 }
 
+void select_sources(LoadedInput* in, const std::string& kinds) {
+  PointSet& p = in->points;
+  const bool charges = kinds.empty() || kinds != "dipoles";
+  const bool dipoles = kinds.empty() || kinds != "charges";
+  if (!kinds.empty() && charges && !p.has_charges()) {
+    throw InvalidInput("--sources " + kinds + ": " + in->input +
+                       " holds no charges (HDF5 /sources/q; CSV columns q or q0, q1, ...)");
+  }
+  if (!kinds.empty() && dipoles && !p.has_dipoles()) {
+    throw InvalidInput("--sources " + kinds + ": " + in->input +
+                       " holds no dipoles (HDF5 /sources/dipole_strength and "
+                       "/sources/dipole_vector; CSV columns d, vx, vy or d0, vx0, vy0, ...)");
+  }
+  if (!charges) p.q = {};
+  if (!dipoles) {
+    p.dipole_strengths = {};
+    p.dipole_vectors = {};
+    p.vectors_per_density = false;
+  }
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   if (fs::equivalent(a, b, ec) && !ec) return true;  // also catches hard and symbolic links
@@ -129,8 +143,26 @@ void check_not_an_input(const std::string& option, const std::string& output,
   }
 }
 
-Reference direct_reference(const LoadedInput& in, bool field, long long verify_sample,
-                           std::uint64_t seed, int threads) {
+Densities densities_of(const PointSet& p) {
+  Densities d;
+  if (p.has_charges()) d.charges = p.q.data();
+  if (p.has_dipoles()) {
+    d.dipole_strengths = p.dipole_strengths.data();
+    d.dipole_vectors = p.dipole_vectors.data();
+    d.vectors_per_density = p.vectors_per_density;
+  }
+  return d;
+}
+
+Options with_sources_of(const PointSet& p, Options options) {
+  options.densities = p.densities;
+  options.charges = p.has_charges();
+  options.dipoles = p.has_dipoles();
+  return options;
+}
+
+Reference direct_reference(const LoadedInput& in, const Options& options, long long verify_sample,
+                           std::uint64_t seed) {
   const std::size_t nt = in.tx().size();
   const double pairs = static_cast<double>(in.points.x.size()) * static_cast<double>(nt);
   std::size_t m = nt;
@@ -142,14 +174,68 @@ Reference direct_reference(const LoadedInput& in, bool field, long long verify_s
   Reference r;
   r.sampled = m < nt;
   r.n_checked = m;
-  r.field = field;
+  r.densities = options.densities;
+  r.field = options.field;
+  r.hessian = options.hessian;
   if (r.sampled) r.which = sample_indices(nt, m, seed);
+  const std::size_t all = std::size_t(r.densities) * m;
+  Outputs out;
+  r.phi.resize(all);
+  out.potential = r.phi.data();
+  if (r.field) {
+    r.fx.resize(all);
+    r.fy.resize(all);
+    out.field_x = r.fx.data();
+    out.field_y = r.fy.data();
+  }
+  if (r.hessian) {
+    for (auto* h : {&r.hxx, &r.hxy, &r.hyy}) h->resize(all);
+    out.hessian_xx = r.hxx.data();
+    out.hessian_xy = r.hxy.data();
+    out.hessian_yy = r.hyy.data();
+  }
+  DirectOptions d;
+  d.densities = options.densities;
+  d.charges = options.charges;
+  d.dipoles = options.dipoles;
+  d.field = options.field;
+  d.hessian = options.hessian;
+  d.threads = options.threads;
   const auto start = std::chrono::steady_clock::now();
-  direct_sum(in.points.x, in.points.y, in.points.q, in.tx(), in.ty(), r.which, &r.phi,
-             field ? &r.fx : nullptr, field ? &r.fy : nullptr, threads);
+  direct_sum(in.points.x, in.points.y, in.tx(), in.ty(), densities_of(in.points), d, r.which, out);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
+
+namespace {
+
+// Density d's values (of nd x n) at the checked targets `at` (empty: all n).
+std::vector<double> checked(const std::vector<double>& values, int d, std::size_t n,
+                            const std::vector<std::size_t>& at) {
+  const double* row = values.data() + std::size_t(d) * n;
+  if (at.empty()) return std::vector<double>(row, row + n);
+  std::vector<double> out(at.size());
+  for (std::size_t i = 0; i < at.size(); ++i) out[i] = row[at[i]];
+  return out;
+}
+
+// Density d's reference values (nd x m).
+std::vector<double> row_of(const std::vector<double>& values, int d, std::size_t m) {
+  return std::vector<double>(values.begin() + std::ptrdiff_t(std::size_t(d) * m),
+                             values.begin() + std::ptrdiff_t(std::size_t(d + 1) * m));
+}
+
+// The density of the largest relative L2 error of output k (a NaN counts as the largest).
+int worst_density(const std::vector<std::array<ErrorNorms, 3>>& errors, int k) {
+  int worst = 0;
+  for (int d = 1; d < int(errors.size()); ++d) {
+    const double e = errors[std::size_t(d)][std::size_t(k)].rel_l2;
+    if (!(e <= errors[std::size_t(worst)][std::size_t(k)].rel_l2)) worst = d;
+  }
+  return worst;
+}
+
+}  // namespace
 
 Verification verify(const Reference& ref, const Result& result, double eps, bool from_eps,
                     double accuracy_floor) {
@@ -158,35 +244,56 @@ Verification verify(const Reference& ref, const Result& result, double eps, bool
   v.sampled = ref.sampled;
   v.n_checked = ref.n_checked;
   v.direct_seconds = ref.seconds;
-  const ErrorNorms e = error_norms(gather(result.potential, ref.which), ref.phi);
-  v.rel_l2 = e.rel_l2;
-  v.max_abs = e.max_abs;
-  if (ref.field) {
-    const ErrorNorms f = error_norms(gather(result.field_x, ref.which),
-                                     gather(result.field_y, ref.which), ref.fx, ref.fy);
-    v.has_field = true;
-    v.field_rel_l2 = f.rel_l2;
-    v.field_max_abs = f.max_abs;
+  v.densities = ref.densities;
+  v.has_field = ref.field;
+  v.has_hessian = ref.hessian;
+  const std::size_t n = result.potential.size() / std::size_t(ref.densities), m = ref.n_checked;
+  for (int d = 0; d < ref.densities; ++d) {
+    std::array<ErrorNorms, 3> e{};
+    e[0] = error_norms(checked(result.potential, d, n, ref.which), row_of(ref.phi, d, m));
+    if (ref.field) {
+      e[1] = error_norms(checked(result.field_x, d, n, ref.which),
+                         checked(result.field_y, d, n, ref.which), row_of(ref.fx, d, m),
+                         row_of(ref.fy, d, m));
+    }
+    if (ref.hessian) {
+      e[2] = error_norms(checked(result.hessian_xx, d, n, ref.which),
+                         checked(result.hessian_xy, d, n, ref.which), row_of(ref.hxx, d, m),
+                         row_of(ref.hxy, d, m));
+    }
+    v.per_density.push_back(e);
   }
-  // The contract: the relative errors of the potential and of the field are at most eps, or the
-  // accuracy floor of the geometry when that is larger. With --terms there is no eps to meet.
+  auto take = [&](int k, double* rel_l2, double* max_abs, int* worst) {
+    *worst = worst_density(v.per_density, k);
+    *rel_l2 = v.per_density[std::size_t(*worst)][std::size_t(k)].rel_l2;
+    *max_abs = v.per_density[std::size_t(*worst)][std::size_t(k)].max_abs;
+  };
+  take(0, &v.rel_l2, &v.max_abs, &v.worst);
+  if (v.has_field) take(1, &v.field_rel_l2, &v.field_max_abs, &v.field_worst);
+  if (v.has_hessian) take(2, &v.hessian_rel_l2, &v.hessian_max_abs, &v.hessian_worst);
+  // The contract: the relative errors of every output are at most eps, or the accuracy floor of
+  // the geometry when that is larger. With --terms there is no eps to meet.
   v.checked = from_eps;
   v.tolerance = from_eps ? std::max(eps, accuracy_floor) : INFINITY;
   const char* bound = accuracy_floor > eps ? "the accuracy floor of this geometry" : "eps";
-  auto judge = [&](const char* what, double error) {
+  auto judge = [&](const char* what, double error, int worst) {
     if (!v.passed) return;
+    const std::string which =
+        v.densities > 1 ? format(" (density %d of %d)", worst, v.densities) : "";
     if (!std::isfinite(error)) {
       v.passed = false;
-      v.failure = format("the %s's relative L2 error against direct summation is not finite", what);
+      v.failure = format("the %s's relative L2 error against direct summation%s is not finite",
+                         what, which.c_str());
     } else if (error > v.tolerance) {
       v.passed = false;
       v.failure =
-          format("the %s's relative L2 error against direct summation, %.3e, is above %s, %.3g",
-                 what, error, bound, v.tolerance);
+          format("the %s's relative L2 error against direct summation%s, %.3e, is above %s, %.3g",
+                 what, which.c_str(), error, bound, v.tolerance);
     }
   };
-  judge("potential", v.rel_l2);
-  if (v.has_field) judge("field", v.field_rel_l2);
+  judge("potential", v.rel_l2, v.worst);
+  if (v.has_field) judge("field", v.field_rel_l2, v.field_worst);
+  if (v.has_hessian) judge("Hessian", v.hessian_rel_l2, v.hessian_worst);
   return v;
 }
 
@@ -196,13 +303,24 @@ NonFinite count_non_finite(const Result& result) {
   for (const std::vector<double>* f : {&result.field_x, &result.field_y}) {
     for (double v : *f) n.field += !std::isfinite(v);
   }
+  for (const auto* h : {&result.hessian_xx, &result.hessian_xy, &result.hessian_yy}) {
+    for (double v : *h) n.hessian += !std::isfinite(v);
+  }
   return n;
 }
 
 std::string NonFinite::text(const Result& result) const {
-  std::string out = format("%zu of %zu potentials", potential, result.potential.size());
+  std::vector<std::string> parts = {
+      format("%zu of %zu potentials", potential, result.potential.size())};
   if (!result.field_x.empty()) {
-    out += format(" and %zu of %zu field components", field, 2 * result.field_x.size());
+    parts.push_back(format("%zu of %zu field components", field, 2 * result.field_x.size()));
+  }
+  if (!result.hessian_xx.empty()) {
+    parts.push_back(format("%zu of %zu Hessian components", hessian, 3 * result.hessian_xx.size()));
+  }
+  std::string out = parts[0];
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    out += (k + 1 == parts.size() ? " and " : ", ") + parts[k];
   }
   return out + " are not finite (inf or NaN)";
 }
@@ -230,9 +348,13 @@ double MemoryEstimate::peak() const {
 
 MemoryEstimate evaluation_memory(const MemoryShape& m) {
   // Counts: S sources, T targets the tree holds apart from the sources (0 in self-evaluation),
-  // R results (the caller's targets); outputs are 1 array, 3 with the field.
-  const double S = double(m.sources), T = m.self ? 0.0 : double(m.targets), R = double(m.targets),
-               outputs = m.field ? 3 : 1;
+  // R results (the caller's targets).
+  const double S = double(m.sources), T = m.self ? 0.0 : double(m.targets), R = double(m.targets);
+  // Per source: nd strengths, and with dipoles nd strengths more and their moments (2 nd); per
+  // target nd x (1 potential, 2 field, 3 Hessian components) outputs.
+  const double nd = double(std::max(m.densities, 1));
+  const double strengths = m.dipoles ? 4 * nd : nd;
+  const double outputs = nd * ((m.field ? 3 : 1) + (m.hessian ? 3 : 0));
   // A tree and its plan: per box its level entry (key, 4 ranges, parent, children: 48 bytes)
   // and X-list start (8); per leaf its BoxRef, near list (4 starts and about 5 merged ranges of
   // 16 bytes) and W-list start; per M2L pair two int32. Vectors grown by push_back keep up to
@@ -248,18 +370,19 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   // transient layout.
   double resident = 0, layout = 0;
   if (m.backend == "shared" || m.backend == "repetition-gpu") {
-    resident = 8 * S + 8 * outputs * R;  // pinned charges and outputs (ChargeIo)
+    resident = 8 * strengths * S + 8 * outputs * R;  // pinned charges and outputs (ChargeIo)
     // shared's slot arrays (x, y: 16; caller index, tree target, leaf: 12) and union lists
     // (about 8 int32 a target); repetition-gpu uploads the tree's arrays directly.
     if (m.backend == "shared") layout = 28 * R + 32 * R;
   } else if (m.backend == "indexing") {
     // Its own caller-order coordinates, pinned coordinates, charges and outputs, and one chunk's
     // index arrays (a target index and about 9 t source indices a target, int32).
-    resident = 16 * (S + T) + 8 * (2 * R + 3 * S + outputs * R) + 4 * R * 10;
+    resident = 16 * (S + T) + 8 * (2 * R + (2 + strengths) * S + outputs * R) + 4 * R * 10;
   } else if (m.backend == "repetition") {
-    resident = 8 * S + 8 * outputs * R + 2.0 * 1024 * 1024 * 1024;  // + two 1 GiB record chunks
-  } else {                               // cpu, and auto before it is chosen
-    resident = 8 * S + 8 * outputs * R;  // charges and outputs in tree order
+    // + two 1 GiB record chunks
+    resident = 8 * strengths * S + 8 * outputs * R + 2.0 * 1024 * 1024 * 1024;
+  } else {  // cpu, and auto before it is chosen: charges and outputs in tree order
+    resident = 8 * strengths * S + 8 * outputs * R;
   }
   MemoryEstimate e;
   e.sort = m.self ? 64 * S : std::max(64 * S, 32 * S + 64 * T);
@@ -271,10 +394,10 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   e.choose = 8 * (S + T) + sorted + 1 * (S + T) + two;  // keys + sorted + Crowding's depths
   const double kept = 24 * (S + T) + tree_plan(m.evaluated) + resident;
   e.setup = kept + layout;
-  // Per evaluation: the expansions (multipole and local, p + 1 complex per box), the tree-order
-  // charges and far-field outputs, and the caller-order result.
-  e.evaluation =
-      kept + 32.0 * (m.terms + 1) * m.evaluated.boxes + 8 * S + 8 * outputs * R + 8 * outputs * R;
+  // Per evaluation: the expansions (multipole and local, p + 1 complex per box and density), the
+  // tree-order charges and far-field outputs, and the caller-order result.
+  e.evaluation = kept + 32.0 * (m.terms + 1) * m.evaluated.boxes * nd + 8 * strengths * S +
+                 8 * outputs * R + 8 * outputs * R;
   return e;
 }
 

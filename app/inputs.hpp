@@ -3,6 +3,7 @@
 /// Where the points of a run come from, and where its outputs may go: the input files (or the
 /// bundled data set), checks of an output path before the work, and the direct-summation
 /// reference of --verify (computed once, compared with any number of results).
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -39,6 +40,10 @@ LoadedInput resolve_input(const std::string& input, const std::string& targets, 
                           std::ostream& err);
 /// Reads the points named by resolve_input.
 void read_input(LoadedInput* in, const Progress& progress);
+/// Keeps the kinds of sources `kinds` names (--sources): "charges" or "dipoles" (the other
+/// dropped), "both" (both required) or "" (every kind the input holds). Throws InvalidInput
+/// naming the file when it holds no such sources.
+void select_sources(LoadedInput* in, const std::string& kinds);
 
 /// Whether two paths name the same file (links included).
 bool same_file(const std::string& a, const std::string& b);
@@ -46,29 +51,51 @@ bool same_file(const std::string& a, const std::string& b);
 void check_not_an_input(const std::string& option, const std::string& output,
                         const LoadedInput& in);
 
+/// The sources of a point set as the Solver takes them (null where it has none).
+Densities densities_of(const PointSet& points);
+/// `options` with the densities and kinds of sources of `points` (Options::densities, charges,
+/// dipoles).
+Options with_sources_of(const PointSet& points, Options options);
+
 /// \brief Direct summation at the targets --verify checks: all of them when N_sources *
 /// N_targets <= 4e8 (or --verify-sample 0), else a random sample (1000, or --verify-sample M).
+/// Every output the options ask for, of every density: nd x n_checked each.
 struct Reference {
   std::vector<std::size_t> which;  ///< sampled target indices; empty = all targets
   bool sampled = false;
   std::size_t n_checked = 0;
-  bool field = false;
+  int densities = 1;
+  bool field = false, hessian = false;
   std::vector<double> phi, fx, fy;
+  std::vector<double> hxx, hxy, hyy;
   double seconds = 0;
 };
-Reference direct_reference(const LoadedInput& in, bool field, long long verify_sample,
-                           std::uint64_t seed, int threads);
+/// The reference of the sources of `in` for Options::densities, charges, dipoles, field,
+/// hessian and threads.
+Reference direct_reference(const LoadedInput& in, const Options& options, long long verify_sample,
+                           std::uint64_t seed);
 
-/// \brief Accuracy of one run against direct summation.
+/// \brief Accuracy of one run against direct summation: each output's errors per density, and
+/// the figures of its worst density (the largest relative L2 error; nd = 1: the only one).
 struct Verification {
   bool done = false;
   bool sampled = false;       ///< checked at a random sample of targets, not all
   std::size_t n_checked = 0;  ///< targets compared
-  double rel_l2 = 0;          ///< potential: relative L2 error
-  double max_abs = 0;         ///< potential: largest absolute error
+  int densities = 1;          ///< nd compared
+  double rel_l2 = 0;          ///< potential: relative L2 error (the worst density's)
+  double max_abs = 0;         ///< potential: largest absolute error (of that density)
+  int worst = 0;              ///< potential: that density
   bool has_field = false;     ///< the field was computed and compared
   double field_rel_l2 = 0;    ///< field: relative L2 error over the 2-vector (E_x, E_y)
   double field_max_abs = 0;   ///< field: largest |E - E_ref| (Euclidean)
+  int field_worst = 0;
+  bool has_hessian = false;    ///< the Hessian was computed and compared
+  double hessian_rel_l2 = 0;   ///< Hessian: relative L2 error over (H_xx, H_xy) (H_yy = -H_xx)
+  double hessian_max_abs = 0;  ///< Hessian: largest |(H_xx, H_xy) - reference| (Euclidean)
+  int hessian_worst = 0;
+  /// Per density d: the errors of the potential, the field and the Hessian ({0, 0} for those
+  /// not computed).
+  std::vector<std::array<ErrorNorms, 3>> per_density;
   double direct_seconds = 0;  ///< wall time of the reference direct sum
   /// Whether the errors were judged against a tolerance: p came from eps. With --terms there is
   /// no tolerance: nothing is claimed of the errors' size (only a non-finite error fails).
@@ -87,7 +114,8 @@ Verification verify(const Reference& reference, const Result& result, double eps
 /// \brief Values of a result that are not finite (inf or NaN).
 struct NonFinite {
   std::size_t potential = 0, field = 0;  ///< of the potentials, of the field components
-  std::size_t total() const { return potential + field; }
+  std::size_t hessian = 0;               ///< of the Hessian components
+  std::size_t total() const { return potential + field + hessian; }
   /// "3 of 2000 potentials and 0 of 4000 field components are not finite (inf or NaN)"
   std::string text(const Result& result) const;
 };
@@ -108,6 +136,9 @@ struct TreeSize {
 struct MemoryShape {
   std::size_t sources = 0, targets = 0;
   bool self = true, field = false;
+  bool hessian = false;
+  int densities = 1;  ///< nd
+  bool dipoles = false;
   std::string backend;  ///< as run ("auto" before it is resolved: counted as cpu)
   int terms = 0;        ///< expansion terms p (0: unknown, no expansions counted)
   TreeSize evaluated;   ///< the tree evaluated on

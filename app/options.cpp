@@ -159,6 +159,18 @@ std::string shape_option(const std::string& option, const std::string& text) {
   return text;
 }
 
+std::string choice_option(const std::string& option, const std::string& text,
+                          const std::vector<std::string>& choices) {
+  if (std::find(choices.begin(), choices.end(), text) == choices.end()) {
+    std::string expected = choices.front();
+    for (std::size_t k = 1; k < choices.size(); ++k) {
+      expected += (k + 1 == choices.size() ? " or " : ", ") + choices[k];
+    }
+    bad_value(option, text, expected);
+  }
+  return text;
+}
+
 ReportFormat report_option(const std::string& text) {
   if (text == "text") return ReportFormat::Text;
   if (text != "json") bad_value("report", text, "text or json");

@@ -63,6 +63,9 @@ std::vector<std::string> list_option(const std::string& option, const std::strin
 std::vector<std::string> backends_option(const std::string& option, const std::string& text);
 /// One of the generators' point-set shapes.
 std::string shape_option(const std::string& option, const std::string& text);
+/// One of `choices` ("--OPTION: invalid value 'X' (expected a, b or c)" otherwise).
+std::string choice_option(const std::string& option, const std::string& text,
+                          const std::vector<std::string>& choices);
 /// text or json.
 ReportFormat report_option(const std::string& text);
 /// A file name whose extension names a format (.h5, .hdf5, .csv).

@@ -17,6 +17,7 @@ using tuning::Candidate;
 namespace {
 
 const json kAbsent = json(json::value_t::discarded);
+constexpr unsigned J_A = kJson | kAttribute;
 
 // The request behind p: an explicit --terms or the error target.
 bool terms_from_eps(const RunReport& r) {
@@ -163,13 +164,49 @@ void add_the_rest(std::vector<ReportField>* fields, const char* section) {
   });
 }
 
-// A field of "error" (--verify); `field_only`: only with --field.
+// A field of "error" (--verify) of the output that `has` says was compared (null: the
+// potential, always).
 ReportField error(const char* key, const char* line, const char* text, unsigned use,
-                  double Verification::*slot, bool field_only) {
-  return {"error", key, line, text, "%.3e", use, [slot, field_only](R r) {
+                  double Verification::*slot, bool Verification::*has) {
+  return {"error", key, line, text, "%.3e", use, [slot, has](R r) {
             const Verification& v = r.verification;
-            return v.done && (!field_only || v.has_field) ? json(v.*slot) : kAbsent;
+            return v.done && (!has || v.*has) ? json(v.*slot) : kAbsent;
           }};
+}
+
+// The density of an output's largest error, when there are several.
+ReportField worst(const char* key, const char* line, int Verification::*slot,
+                  bool Verification::*has) {
+  return {"error", key, line, "worst density {}", nullptr, J_A, [slot, has](R r) {
+            const Verification& v = r.verification;
+            return v.done && (!has || v.*has) && v.densities > 1 ? json(v.*slot) : kAbsent;
+          }};
+}
+
+// Every density's errors: [{rel_l2, max_abs, field_rel_l2, ...}, ...].
+json per_density_json(const Verification& v) {
+  json all = json::array();
+  for (const auto& e : v.per_density) {
+    json d = {{"rel_l2", number_or_null(e[0].rel_l2)}, {"max_abs", number_or_null(e[0].max_abs)}};
+    if (v.has_field) {
+      d["field_rel_l2"] = number_or_null(e[1].rel_l2);
+      d["field_max_abs"] = number_or_null(e[1].max_abs);
+    }
+    if (v.has_hessian) {
+      d["hessian_rel_l2"] = number_or_null(e[2].rel_l2);
+      d["hessian_max_abs"] = number_or_null(e[2].max_abs);
+    }
+    all.push_back(d);
+  }
+  return all;
+}
+
+// What the sources carry and what was computed, in words.
+std::string sources_text(const Options& o) {
+  return o.charges && o.dipoles ? "charges and dipoles" : o.dipoles ? "dipoles" : "charges";
+}
+std::string outputs_text(const Options& o) {
+  return std::string("potential") + (o.field ? ", field" : "") + (o.hessian ? ", hessian" : "");
 }
 
 // A field of "auto" (--backend auto, --levels auto).
@@ -194,6 +231,20 @@ std::vector<ReportField> make_report_fields() {
     {"", "targets_input", "targets", "{}", nullptr, J | A | G,
      [](R r) { return or_null(r.targets_input); }},
     {"", "output", "output", "{}", nullptr, J, [](R r) { return or_null(r.output); }},
+    // What was computed: the kinds of sources, nd, the outputs.
+    {"", "sources", "sources", "{}", nullptr, J | A | G,
+     [](R r) { return json(sources_text(r.options)); }},
+    {"", "dipole_orientations", "sources", "orientations {}", nullptr, J | A, [](R r) {
+       if (!r.options.dipoles) return json(nullptr);
+       return json(r.vectors_per_density ? "per density" : "per source");
+     }},
+    top(&Options::densities, "sources", "nd = {}", nullptr, G | T),
+    top(&Options::charges, nullptr, nullptr, nullptr, 0),
+    top(&Options::dipoles, nullptr, nullptr, nullptr, 0),
+    {"", "outputs", "outputs", "{}", nullptr, J | A | G,
+     [](R r) { return json(outputs_text(r.options)); }},
+    top(&Options::field, nullptr, nullptr, nullptr, G),
+    top(&Options::hessian, nullptr, nullptr, nullptr, G),
     top(&TreeStats::tree, "tree", "{}", nullptr, G | T),
     top(&TreeStats::levels, "tree", "L = {}", nullptr, G | T),
     top(&TreeStats::levels_ct, "tree", "L fixed by CT = {}", nullptr, G),
@@ -220,7 +271,6 @@ std::vector<ReportField> make_report_fields() {
     {"", "threads", "back end", "threads {}", nullptr, J | A | G | T,
      [](R r) { return json(r.threads_used); }},
     top(&TreeStats::threads_placed, "back end", "placed on cores", nullptr, S),
-    top(&Options::field, "back end", "with field", nullptr, G | S),
     top(&TreeStats::near_pairs, "near field", "{} pairs", nullptr, G | T),
     {"", "pairs_per_second", "near field", "{} pairs/s", "%.3g", J | T,
      [](R r) { return json(pairs_per_second(r)); }, "pairs/s"},
@@ -264,11 +314,24 @@ std::vector<ReportField> make_report_fields() {
     phase(&Timings::near, "near total", C),
     phase(&Timings::total, "total per evaluation", C),
     // --verify: the errors against direct summation.
-    error("rel_l2", "  potential", "rel L2 {}", J | A | H, &Verification::rel_l2, false),
-    error("max_abs", "  potential", "max abs {}", J | A | H, &Verification::max_abs, false),
-    error("field_rel_l2", "  field", "rel L2 {}", J | A, &Verification::field_rel_l2, true),
-    error("field_max_abs", "  field", "max abs {}", J | A, &Verification::field_max_abs, true),
-    error("direct_seconds", nullptr, nullptr, J, &Verification::direct_seconds, false),
+    // Each output's errors: of its worst density when there are several (per_density: all).
+    error("rel_l2", "  potential", "rel L2 {}", J | A | H, &Verification::rel_l2, nullptr),
+    error("max_abs", "  potential", "max abs {}", J | A | H, &Verification::max_abs, nullptr),
+    worst("worst_density", "  potential", &Verification::worst, nullptr),
+    error("field_rel_l2", "  field", "rel L2 {}", J | A, &Verification::field_rel_l2,
+          &Verification::has_field),
+    error("field_max_abs", "  field", "max abs {}", J | A, &Verification::field_max_abs,
+          &Verification::has_field),
+    worst("field_worst_density", "  field", &Verification::field_worst, &Verification::has_field),
+    error("hessian_rel_l2", "  Hessian", "rel L2 {}", J | A, &Verification::hessian_rel_l2,
+          &Verification::has_hessian),
+    error("hessian_max_abs", "  Hessian", "max abs {}", J | A, &Verification::hessian_max_abs,
+          &Verification::has_hessian),
+    worst("hessian_worst_density", "  Hessian", &Verification::hessian_worst,
+          &Verification::has_hessian),
+    {"error", "per_density", nullptr, nullptr, nullptr, J,
+     [](R r) { return r.verification.done ? per_density_json(r.verification) : kAbsent; }},
+    error("direct_seconds", nullptr, nullptr, J, &Verification::direct_seconds, nullptr),
     // The verdict: with --terms no tolerance was checked, and neither the text, the JSON
     // (tolerance and passed null) nor the attributes (none) claim one; a non-finite error still
     // fails.
@@ -482,8 +545,10 @@ std::string to_text(const RunReport& r) {
   }
   if (r.verification.done) {
     const Verification& v = r.verification;
-    out += format("verification    direct summation at %s%zu targets (%.3f s)\n",
-                  v.sampled ? "a random sample of " : "all ", v.n_checked, v.direct_seconds);
+    out += format(
+        "verification    direct summation at %s%zu targets (%.3f s)%s\n",
+        v.sampled ? "a random sample of " : "all ", v.n_checked, v.direct_seconds,
+        v.densities > 1 ? format(", every output of the %d densities", v.densities).c_str() : "");
     out += field_lines(r, "  potential", "  tolerance");
   }
   return out;

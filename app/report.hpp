@@ -25,8 +25,10 @@ struct RunReport {
   std::string input;          ///< source file (as given, or the bundled data set's path)
   std::string targets_input;  ///< separate target file, empty when none
   std::string output;         ///< result file, empty when none
-  Options options;            ///< as run (terms = 0 means "derived from eps")
-  int threads_used = 0;       ///< OpenMP threads actually used
+  Options options;            ///< as run (terms = 0 means "derived from eps"; the densities and
+                              ///< kinds of sources evaluated, the outputs)
+  bool vectors_per_density = false;  ///< dipoles: an orientation per source and density
+  int threads_used = 0;              ///< OpenMP threads actually used
   TreeStats stats;
   Timings timings;             ///< of the evaluation with the median total
   int repeat = 1;              ///< evaluations run

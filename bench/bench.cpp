@@ -28,6 +28,10 @@
 //            --auto-offsets (default -4..+1) at CT 15, median of 3 after a warm-up; the ratio of
 //            the defaults to the best. The JSON file is rewritten after every row, so a run cut
 //            short keeps the rows it finished.
+//         p  the double-precision FMA peak at 256 bits and at the widest vectors the CPU has
+//            (bench/peak.cpp); the far field of rows a, b, g as GFLOP/s and a fraction of it
+//         i  several densities, dipoles and the Hessian against the evaluations they extend
+//            (bench/densities.cpp), on --densities-n uniform points (default 1e6)
 #include <omp.h>
 
 #include <algorithm>
@@ -153,6 +157,10 @@ EndToEnd end_to_end(const std::string& shape, std::size_t n, const std::string& 
                    {"median_near_kernel_s", e.kernel}, {"evaluations_s", total},
                    {"rel_l2", e.rel_l2}, {"sampled", m}, {"device_memory", st.device_memory}});
   // clang-format on
+  // The far field's rate (docs/math.md section 3.10's count) and its share of the peak.
+  const double gflops = e.far > 0 ? st.far_flops / e.far * 1e-9 : 0;
+  e.detail["far_gflops"] = gflops;
+  if (peak().measured) e.detail["far_of_wide_peak"] = gflops / peak().wide_all;
   return e;
 }
 
@@ -193,9 +201,13 @@ void row_end_to_end(const std::string& id, const std::string& shape, std::size_t
   r.detail = e.detail;
   std::printf(
       "     first (tree+plan+setup+evaluation) %s; near %s, far %s (overlapped), "
-      "kernel %s; rel_l2 %.2e on %zu targets\n",
+      "kernel %s; rel_l2 %.2e on %zu targets; far field %.0f GFLOP/s%s\n",
       ms(e.first).c_str(), ms(e.near).c_str(), ms(e.far).c_str(), ms(e.kernel).c_str(), e.rel_l2,
-      e.sampled);
+      e.sampled, double(e.detail["far_gflops"]),
+      peak().measured ? format(" (%.0f %% of the %d-bit peak)",
+                               100 * double(e.detail["far_of_wide_peak"]), peak().wide_bits)
+                            .c_str()
+                      : "");
   add_row(r);
   if (keep) *keep = e;
 }
@@ -432,6 +444,7 @@ void row_1e8(const Args& a) {
 /// run).
 int run_rows(const Args& a) {
   try {
+    if (wants(a, "p")) row_peak(a.threads > 0 ? a.threads : omp_get_max_threads());
     const EndToEndRows e = rows_end_to_end(a);
     if (wants(a, "d")) rows_kernel_rate(a);
     if (wants(a, "e")) row_growth(a, e);
@@ -444,6 +457,7 @@ int run_rows(const Args& a) {
       for (const std::string& set : a.auto_sets)
         for (std::size_t n : a.auto_n) row_defaults_vs_scan(set, n, a);
     }
+    if (wants(a, "i")) rows_densities(a);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());
     return 4;

@@ -31,9 +31,28 @@ struct Args {
   std::vector<std::string> auto_backends;  ///< empty: every available one
   std::vector<std::string> auto_trees = {"uniform", "adaptive"};
   std::vector<int> auto_offsets = {-4, -3, -2, -1, 0, 1};
-  double max_pairs = 2e10;    ///< row h skips a scan point with more pairs
-  bool place_threads = true;  ///< row h: Options::place_threads
+  double max_pairs = 2e10;            ///< row h skips a scan point with more pairs
+  bool place_threads = true;          ///< row h: Options::place_threads
+  std::size_t densities_n = 1000000;  ///< row i: the points
 };
+
+/// \brief The machine's FMA peak (row p, bench/peak.cpp), GFLOP/s.
+struct Peak {
+  bool measured = false;
+  int threads = 0, wide_bits = 256;
+  double narrow_all = 0, narrow_one = 0;  ///< 256-bit vectors: every thread, one thread
+  double wide_all = 0, wide_one = 0;      ///< the widest vectors this CPU has
+};
+/// Measures the peak (a second or so) and keeps it for the rows after.
+const Peak& measure_peak(int threads);
+/// The peak measured last (measured = false before).
+const Peak& peak();
+/// Row p: the peak at 256 bits and at the widest.
+void row_peak(int threads);
+
+/// Row i (bench/densities.cpp): several densities, dipoles and the Hessian against the
+/// evaluations they extend.
+void rows_densities(const Args& a);
 
 /// Reads the command line into *a (its back end checked, row f added where memory allows);
 /// false when the program is to end now with *status: 0 after --help, 2 after a bad option

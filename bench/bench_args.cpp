@@ -31,11 +31,12 @@ void usage() {
       "                     [--kernel-variants] [--kernel-n N] [--kernel-ct LIST]\n"
       "                     [--auto-sets LIST] [--auto-n LIST] [--auto-eps X]\n"
       "                     [--auto-backends LIST] [--auto-trees LIST] [--auto-offsets LIST]\n"
-      "                     [--max-pairs P] [--no-placement]\n"
-      "  rows: comma list of a,b,c,d,e,f,g,h or all (default; f only on >= 100 GiB of memory)\n");
+      "                     [--max-pairs P] [--no-placement] [--densities-n N]\n"
+      "  rows: comma list of p,a,b,c,d,e,f,g,h,i or all (default; f only on >= 100 GiB of "
+      "memory)\n");
 }
 
-// --rows LIST: a..h or all.
+// --rows LIST: a..i, p or all.
 void read_rows(const std::string& list, Args* a) {
   std::stringstream s(list);
   std::string item;
@@ -43,10 +44,10 @@ void read_rows(const std::string& list, Args* a) {
   while (std::getline(s, item, ',')) {
     if (item == "all") {
       a->all = true;
-    } else if (item.size() == 1 && item[0] >= 'a' && item[0] <= 'h') {
+    } else if (item.size() == 1 && ((item[0] >= 'a' && item[0] <= 'i') || item[0] == 'p')) {
       a->rows.insert(item);
     } else {
-      throw InvalidInput("--rows: unknown row '" + item + "' (a..h or all)");
+      throw InvalidInput("--rows: unknown row '" + item + "' (a..i, p or all)");
     }
   }
 }
@@ -54,7 +55,8 @@ void read_rows(const std::string& list, Args* a) {
 // The next argument, the value of option k.
 using Value = std::function<std::string()>;
 
-// The options of rows d and h (the kernel rates, the defaults against the scan); false when `k`
+// The options of rows d, h and i (the kernel rates, the defaults against the scan, the densities);
+// false when `k`
 // is none of them.
 bool read_row_option(const std::string& k, const Value& value, Args* a) {
   if (k == "--kernel-n") {
@@ -81,6 +83,8 @@ bool read_row_option(const std::string& k, const Value& value, Args* a) {
     for (const std::string& x : comma_list(value())) a->auto_offsets.push_back(std::stoi(x));
   } else if (k == "--max-pairs") {
     a->max_pairs = std::stod(value());
+  } else if (k == "--densities-n") {
+    a->densities_n = static_cast<std::size_t>(std::stod(value()));
   } else {
     return false;
   }

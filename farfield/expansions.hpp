@@ -11,6 +11,7 @@
 #include <complex>
 #include <vector>
 
+#include "kernel/wide.hpp"
 #include "tree/plan.hpp"
 #include "tree/tree.hpp"
 
@@ -18,14 +19,38 @@ namespace mlfma2d {
 
 using Complex = std::complex<double>;
 using CMatrix = Eigen::Matrix<Complex, Eigen::Dynamic, Eigen::Dynamic>;
+using RMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
+
+/// \brief A translation factored as complex diagonal scalings around a real matrix that every
+/// translation of its kind shares (docs/math.md section 3.4): out_l += after_l sum_k
+/// R(l, k) before_k in_k. Only the scalings depend on the offset (or the quadrant).
+struct Scaling {
+  /// p + 1 each, real and imaginary parts apart (the loops that apply them run as vectors).
+  std::vector<double> before_re, before_im, after_re, after_im;
+  Scaling() = default;
+  Scaling(const std::vector<Complex>& before, const std::vector<Complex>& after);
+};
 
 /// \brief The translation operators for p terms, built once.
 struct Operators {
   int p = 0;
+  // The dense complex operators: what the factored forms below compute (tests compare them).
   std::array<CMatrix, 4> m2m;  ///< child (quadrant q = key & 3) to parent
   std::array<CMatrix, 4> l2l;  ///< parent to child quadrant q
   std::vector<CMatrix> m2l;    ///< one per interaction-list offset (plan.hpp's 40 offsets)
+  // The factored forms the far field runs: one real matrix per kind, a scaling per quadrant or
+  // offset; M2L's B_0 also gains a_0 log(-w) (m2l_log) and a_0 log s per level. The real
+  // matrices have `rows` rows, p + 1 padded with zero rows to a multiple of kWideRows, for the
+  // wide kernels (kernel/wide.hpp).
+  int rows = 0;
+  RMatrix m2m_real, l2l_real, m2l_real;
+  std::array<Scaling, 4> m2m_scale, l2l_scale;
+  std::vector<Scaling> m2l_scale;
+  std::vector<Complex> m2l_log;
   explicit Operators(int terms);
+
+ private:
+  void factor(const std::vector<std::vector<double>>& binomials);
 };
 
 /// \brief Expansions of every level for nd densities: column b * nd + d of multipole[l]

@@ -34,9 +34,17 @@ inline void read_all(const std::string& path, const std::function<void(const Poi
                      const std::function<void(const ResultFile&)>& result) {
   try {
     const PointSet p = read_points(path);
-    check(!p.x.empty() && p.x.size() == p.y.size() && p.x.size() == p.q.size());
+    // nd densities of charges and/or dipoles, nd x N each (docs/files.md).
+    const std::size_t n = p.x.size(), nd = std::size_t(p.densities);
+    check(!p.x.empty() && n == p.y.size() && p.densities >= 1 && p.densities <= 1024);
+    check(p.has_charges() || p.has_dipoles());
+    check(!p.has_charges() || p.q.size() == nd * n);
+    check(!p.has_dipoles() ||
+          (p.dipole_strengths.size() == nd * n &&
+           p.dipole_vectors.size() == 2 * n * (p.vectors_per_density ? nd : 1)));
     check(p.tx.size() == p.ty.size());
     check(all_finite(p.x) && all_finite(p.y) && all_finite(p.q));
+    check(all_finite(p.dipole_strengths) && all_finite(p.dipole_vectors));
     check(all_finite(p.tx) && all_finite(p.ty));
     points(p);
   } catch (const Error&) {
@@ -49,8 +57,12 @@ inline void read_all(const std::string& path, const std::function<void(const Poi
   }
   try {
     const ResultFile r = read_result(path);
+    check(r.densities >= 1 && r.potential.size() % std::size_t(r.densities) == 0);
     check(r.field_x.size() == r.field_y.size());
     check(r.field_x.empty() || r.field_x.size() == r.potential.size());
+    check(r.hessian_xx.empty() ||
+          (r.hessian_xx.size() == r.potential.size() && r.hessian_xy.size() == r.potential.size() &&
+           r.hessian_yy.size() == r.potential.size()));
     result(r);
   } catch (const Error&) {
   }

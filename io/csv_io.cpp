@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <memory>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/io_internal.hpp"
+#include "mlfma2d/mlfma2d.hpp"  // kMaxDensities
 #include "runtime/text.hpp"
 
 namespace mlfma2d::io_detail {
@@ -54,31 +56,80 @@ bool parse_number(std::string_view field, std::string* scratch, double* value) {
   return end == scratch->c_str() + scratch->size();
 }
 
-struct CsvTable {
-  std::vector<std::vector<double>> columns;  // in the order of required, then optional names;
-                                             // an absent optional column is left empty
-  std::vector<std::string> comments;         // '#' lines, without the '#'
-  std::vector<bool> present;                 // per column: named in the header
+// The columns a table may have: every `required` name, any `optional` one, and any name that
+// `extra` accepts (the columns of several densities: q0, d1, ...), in any order; `extra_text`
+// names those for the messages.
+struct ColumnSpec {
+  std::vector<std::string> required, optional;
+  std::function<bool(std::string_view)> extra;
+  std::string extra_text;
+  std::string example;  // the header a missing one should be, e.g. "x,y,q"; "": the required
 };
 
-// Reads a table whose header names every `required` column, any `optional` ones, and no other,
-// in any order. With `finite`, NaN and infinity are rejected.
-CsvTable read_table(const std::string& path, const std::vector<std::string>& required,
-                    const std::vector<std::string>& optional, bool finite) {
+struct CsvTable {
+  std::vector<std::string> names;            // required, optional, then extra names as found
+  std::vector<std::vector<double>> columns;  // one per name; an absent column is left empty
+  std::vector<std::string> comments;         // '#' lines, without the '#'
+  std::vector<bool> present;                 // per column: named in the header
+  std::size_t header_line = 0;
+  bool has(std::string_view name) const {
+    for (std::size_t k = 0; k < names.size(); ++k)
+      if (names[k] == name) return present[k];
+    return false;
+  }
+  std::vector<double>& column(std::string_view name) {
+    std::size_t k = 0;
+    while (names[k] != name) ++k;  // only for a name has() found
+    return columns[k];
+  }
+};
+
+// The header line: each field a column of `spec`, none twice, every required one there.
+std::vector<std::size_t> read_header(const std::string& path, const ColumnSpec& spec,
+                                     const std::vector<std::string_view>& fields, CsvTable* t) {
+  std::string expected = "'" + join(spec.required, ",") + "'";
+  if (!spec.optional.empty()) expected += " and optionally '" + join(spec.optional, ",") + "'";
+  if (!spec.extra_text.empty()) expected += " or " + spec.extra_text;
+  const std::string at = "line " + std::to_string(t->header_line);
+  std::vector<std::size_t> slot;  // header field -> column index
+  for (const std::string_view f : fields) {
+    std::size_t k = 0;
+    while (k < t->names.size() && t->names[k] != f) ++k;
+    if (k == t->names.size()) {
+      if (!spec.extra || !spec.extra(f)) {
+        fail(path, at + ": unknown column '" + excerpt(f) + "' (expected " + expected + ")");
+      }
+      t->names.emplace_back(f);
+      t->columns.emplace_back();
+      t->present.push_back(false);
+    }
+    if (t->present[k]) fail(path, at + ": column '" + t->names[k] + "' appears twice");
+    t->present[k] = true;
+    slot.push_back(k);
+  }
+  for (std::size_t k = 0; k < spec.required.size(); ++k) {
+    if (!t->present[k]) {
+      fail(path, at + ": header lacks column '" + t->names[k] + "' (expected " + expected + ")");
+    }
+  }
+  return slot;
+}
+
+// Reads a table whose header names the columns of `spec`. With `finite`, NaN and infinity are
+// rejected.
+CsvTable read_table(const std::string& path, const ColumnSpec& spec, bool finite) {
   std::ifstream in(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) fail(path, "cannot read");
   if (text.find('\0') != std::string::npos) fail(path, "not a CSV text file (binary content)");
   if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // UTF-8 byte-order mark
 
-  std::vector<std::string> names = required;
-  names.insert(names.end(), optional.begin(), optional.end());
-  std::string expected = "'" + join(required, ",") + "'";
-  if (!optional.empty()) expected += " and optionally '" + join(optional, ",") + "'";
-
+  const std::string example = spec.example.empty() ? join(spec.required, ",") : spec.example;
   CsvTable t;
-  t.columns.resize(names.size());
-  t.present.assign(names.size(), false);
+  t.names = spec.required;
+  t.names.insert(t.names.end(), spec.optional.begin(), spec.optional.end());
+  t.columns.resize(t.names.size());
+  t.present.assign(t.names.size(), false);
   std::vector<std::size_t> slot;  // header field -> column index; empty until the header is read
   std::string scratch;
   std::size_t line_no = 0;
@@ -100,23 +151,10 @@ CsvTable read_table(const std::string& path, const std::vector<std::string>& req
     if (slot.empty()) {                                                 // the header
       double unused;
       if (parse_number(fields[0], &scratch, &unused)) {
-        fail(path, "missing header line '" + join(required, ",") + "'");
+        fail(path, "missing header line '" + example + "'");
       }
-      for (const std::string_view f : fields) {
-        std::size_t k = 0;
-        while (k < names.size() && names[k] != f) ++k;
-        if (k == names.size()) {
-          fail(path, at() + ": unknown column '" + excerpt(f) + "' (expected " + expected + ")");
-        }
-        if (t.present[k]) fail(path, at() + ": column '" + names[k] + "' appears twice");
-        t.present[k] = true;
-        slot.push_back(k);
-      }
-      for (std::size_t k = 0; k < required.size(); ++k) {
-        if (!t.present[k]) {
-          fail(path, at() + ": header lacks column '" + names[k] + "' (expected " + expected + ")");
-        }
-      }
+      t.header_line = line_no;
+      slot = read_header(path, spec, fields, &t);
       continue;
     }
     if (fields.size() != slot.size()) {
@@ -127,34 +165,154 @@ CsvTable read_table(const std::string& path, const std::vector<std::string>& req
       double v;
       const bool number = parse_number(fields[i], &scratch, &v);
       if (!number || (finite && !std::isfinite(v))) {
-        fail(path, at() + ", column " + names[slot[i]] + ": '" + excerpt(fields[i]) +
+        fail(path, at() + ", column " + t.names[slot[i]] + ": '" + excerpt(fields[i]) +
                        (number ? "' is not finite" : "' is not a number"));
       }
       t.columns[slot[i]].push_back(v);
     }
   }
-  if (slot.empty()) fail(path, "missing header line '" + join(required, ",") + "'");
+  if (slot.empty()) fail(path, "missing header line '" + example + "'");
   return t;
 }
 
-// Targets or sources: at least one row.
-CsvTable read_points_table(const std::string& path, const std::vector<std::string>& required,
-                           const std::vector<std::string>& optional) {
-  CsvTable t = read_table(path, required, optional, true);
+// Whether `name` is one of `stems` followed by a density index: "q0", "field_x12" (no leading
+// zeros, below kMaxDensities).
+bool is_indexed(std::string_view name, const std::vector<std::string>& stems) {
+  for (const std::string& stem : stems) {
+    if (name.size() <= stem.size() || name.substr(0, stem.size()) != stem) continue;
+    const std::string_view digits = name.substr(stem.size());
+    if (digits.size() > 4 || (digits[0] == '0' && digits.size() > 1)) continue;
+    if (digits.find_first_not_of("0123456789") != std::string_view::npos) continue;
+    if (std::stoi(std::string(digits)) < kMaxDensities) return true;
+  }
+  return false;
+}
+
+// The columns of one quantity: NAME (one density) or NAME0..NAME{k-1} (k densities).
+struct Quantity {
+  int count = 0;               // densities given; 0: absent
+  bool indexed = false;        // NAME0.., not NAME
+  std::vector<double> values;  // count x N, row-major
+};
+
+Quantity gather(const std::string& path, CsvTable* t, const std::string& name) {
+  Quantity q;
+  const std::string at = "line " + std::to_string(t->header_line) + ": ";
+  int highest = -1;
+  for (std::size_t k = 0; k < t->names.size(); ++k) {
+    if (t->present[k] && is_indexed(t->names[k], {name})) {
+      highest = std::max(highest, std::stoi(t->names[k].substr(name.size())));
+    }
+  }
+  if (t->has(name) && highest >= 0) {
+    fail(path, at + "columns '" + name + "' and '" + name + "0'...: '" + name +
+                   "' is one density, '" + name + "0'..'" + name + "{nd-1}' several; not both");
+  }
+  if (t->has(name)) {
+    q.count = 1;
+    q.values = std::move(t->column(name));
+    return q;
+  }
+  q.count = highest + 1;
+  q.indexed = true;
+  for (int d = 0; d < q.count; ++d) {
+    const std::string column = name + std::to_string(d);
+    if (!t->has(column)) {
+      fail(path, at + "column '" + column + "' missing: the densities' columns are '" + name +
+                     "0'..'" + name + std::to_string(highest) + "', every one");
+    }
+    const std::vector<double>& v = t->column(column);
+    q.values.insert(q.values.end(), v.begin(), v.end());
+  }
+  return q;
+}
+
+// The columns of a point set: x, y and the strengths of one density (q, d, vx, vy) or several
+// (q0, d0, vx0, vy0, ...).
+ColumnSpec point_columns(std::vector<std::string> required) {
+  const std::vector<std::string> strengths = {"q", "d", "vx", "vy"};
+  std::vector<std::string> optional;
+  for (const std::string& name : strengths) {
+    if (std::find(required.begin(), required.end(), name) == required.end()) {
+      optional.push_back(name);
+    }
+  }
+  return {std::move(required), optional,
+          [strengths](std::string_view f) { return is_indexed(f, strengths); },
+          "'q0,q1,...,d0,d1,...,vx0,vy0,...' (docs/files.md)", "x,y,q"};
+}
+
+// Targets: at least one row.
+CsvTable read_points_table(const std::string& path, const ColumnSpec& spec) {
+  CsvTable t = read_table(path, spec, true);
   if (t.columns[0].empty()) {
     fail(path, "no data rows after the header: at least one point is needed");
   }
   return t;
 }
 
+// The dipoles of a point table whose charges gave `charges` densities (0: no charges):
+// strengths d or d0.., orientations vx, vy (one per source) or vx0, vy0, ... (one per source and
+// density). Returns whether the header has them.
+bool read_dipoles(const std::string& path, CsvTable* t, int charges, PointSet* p) {
+  const std::string at = "line " + std::to_string(t->header_line) + ": ";
+  Quantity d = gather(path, t, "d"), vx = gather(path, t, "vx"), vy = gather(path, t, "vy");
+  const bool vectors = vx.count > 0 || vy.count > 0;
+  if (d.count == 0 && !vectors) return false;
+  if (d.count == 0) fail(path, at + "orientations (vx, vy) without dipole strengths (d)");
+  if (!vectors) {
+    fail(path, at + "dipole strengths (d) without orientations: columns vx, vy (one per " +
+                   "source) or vx0, vy0, ... (one per source and density)");
+  }
+  if (charges > 0 && d.count != charges) {
+    fail(path, at + std::to_string(charges) + " densities of charges (q) but " +
+                   std::to_string(d.count) + " of dipole strengths (d): one nd for both");
+  }
+  p->densities = d.count;
+  const bool shared = !vx.indexed && !vy.indexed && vx.count == 1 && vy.count == 1;
+  const bool per_density = vx.indexed && vy.indexed && vx.count == d.count && vy.count == d.count;
+  if (!shared && !per_density) {
+    fail(path, at + "orientation columns must be vx, vy (one per source) or vx0, vy0, ..., vx" +
+                   std::to_string(d.count - 1) + ", vy" + std::to_string(d.count - 1) +
+                   " (one per source and each of the " + std::to_string(d.count) + " densities)");
+  }
+  const std::size_t n = p->x.size();
+  p->vectors_per_density = per_density;
+  p->dipole_strengths = std::move(d.values);
+  p->dipole_vectors.reserve(vx.values.size() + vy.values.size());
+  for (int k = 0; k < vx.count; ++k) {  // per density: its x components, then its y components
+    const auto from = [&](const Quantity& v) { return v.values.begin() + std::ptrdiff_t(k * n); };
+    p->dipole_vectors.insert(p->dipole_vectors.end(), from(vx), from(vx) + std::ptrdiff_t(n));
+    p->dipole_vectors.insert(p->dipole_vectors.end(), from(vy), from(vy) + std::ptrdiff_t(n));
+  }
+  return true;
+}
+
+// The column names of one quantity of nd densities: NAME, or NAME0..NAME{nd-1}.
+std::vector<std::string> density_names(const std::string& name, int nd) {
+  if (nd == 1) return {name};
+  std::vector<std::string> names;
+  for (int d = 0; d < nd; ++d) names.push_back(name + std::to_string(d));
+  return names;
+}
+
 // One line per row, each value with 17 significant digits, which reads back to the same double.
-void write_rows(std::FILE* f, const std::vector<const std::vector<double>*>& columns) {
-  const std::size_t n = columns[0]->size();
+void write_rows(std::FILE* f, std::size_t n, const std::vector<const double*>& columns) {
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t k = 0; k < columns.size(); ++k) {
-      std::fprintf(f, k == 0 ? "%.17g" : ",%.17g", (*columns[k])[i]);
+      std::fprintf(f, k == 0 ? "%.17g" : ",%.17g", columns[k][i]);
     }
     std::fputc('\n', f);
+  }
+}
+
+// The columns of nd x n values: one per density.
+void add_columns(const std::string& name, const std::vector<double>& v, int nd, std::size_t n,
+                 std::vector<std::string>* names, std::vector<const double*>* columns) {
+  const std::vector<std::string> named = density_names(name, nd);
+  for (int d = 0; d < nd; ++d) {
+    names->push_back(named[std::size_t(d)]);
+    columns->push_back(v.data() + std::size_t(d) * n);
   }
 }
 
@@ -172,39 +330,73 @@ void write_text(const std::string& tmp, const std::string& path,
 }
 
 static PointSet csv_read_points(const std::string& path) {
-  CsvTable t = read_points_table(path, {"x", "y", "q"}, {});
+  CsvTable t = read_table(path, point_columns({"x", "y"}), true);
   PointSet p;
   p.x = std::move(t.columns[0]);
   p.y = std::move(t.columns[1]);
-  p.q = std::move(t.columns[2]);
+  Quantity q = gather(path, &t, "q");
+  p.q = std::move(q.values);
+  p.densities = std::max(q.count, 1);
+  if (!read_dipoles(path, &t, q.count, &p) && q.count == 0) {
+    fail(path, "line " + std::to_string(t.header_line) +
+                   ": header lacks column 'q' (charges: q, or q0, q1, ... for several densities; "
+                   "or dipoles: d, vx, vy; docs/files.md)");
+  }
+  if (p.x.empty()) fail(path, "no data rows after the header: at least one point is needed");
   return p;
 }
 
 static void csv_read_targets(const std::string& path, std::vector<double>* tx,
                              std::vector<double>* ty) {
-  CsvTable t = read_points_table(path, {"x", "y"}, {"q"});
+  CsvTable t = read_points_table(path, point_columns({"x", "y"}));
   *tx = std::move(t.columns[0]);
   *ty = std::move(t.columns[1]);
 }
 
 static void csv_write_points(const std::string& tmp, const std::string& path, const PointSet& p) {
+  const std::size_t n = p.x.size();
+  std::vector<std::string> names = {"x", "y"};
+  std::vector<const double*> columns = {p.x.data(), p.y.data()};
+  if (p.has_charges()) add_columns("q", p.q, p.densities, n, &names, &columns);
+  if (p.has_dipoles()) {
+    add_columns("d", p.dipole_strengths, p.densities, n, &names, &columns);
+    const int sets = p.vectors_per_density ? p.densities : 1;
+    for (int k = 0; k < sets; ++k) {
+      const std::string index = p.vectors_per_density ? std::to_string(k) : "";
+      names.push_back("vx" + index);
+      names.push_back("vy" + index);
+      columns.push_back(p.dipole_vectors.data() + std::size_t(2 * k) * n);
+      columns.push_back(p.dipole_vectors.data() + std::size_t(2 * k + 1) * n);
+    }
+  }
   write_text(tmp, path, [&](std::FILE* f) {
-    std::fputs("x,y,q\n", f);
-    write_rows(f, {&p.x, &p.y, &p.q});
+    std::fputs((join(names, ",") + "\n").c_str(), f);
+    write_rows(f, n, columns);
   });
 }
+
+namespace {
+
+// The value columns of a result, in file order: the potential, the field, the Hessian.
+const std::vector<std::pair<const char*, std::vector<double> ResultFile::*>> kResultColumns = {
+    {"potential", &ResultFile::potential},   {"field_x", &ResultFile::field_x},
+    {"field_y", &ResultFile::field_y},       {"hessian_xx", &ResultFile::hessian_xx},
+    {"hessian_xy", &ResultFile::hessian_xy}, {"hessian_yy", &ResultFile::hessian_yy}};
+
+}  // namespace
 
 static void csv_write_result(const std::string& tmp, const std::string& path, const ResultFile& r) {
   // The header comes first: numpy.loadtxt(skiprows=1) and pandas.read_csv load the file as it
   // is. The attributes go to the sidecar (write_sidecar).
+  const std::size_t m = r.tx.size();
+  std::vector<std::string> names = {"x", "y"};
+  std::vector<const double*> columns = {r.tx.data(), r.ty.data()};
+  for (const auto& [name, member] : kResultColumns) {
+    if (!(r.*member).empty()) add_columns(name, r.*member, r.densities, m, &names, &columns);
+  }
   write_text(tmp, path, [&](std::FILE* f) {
-    const bool field = !r.field_x.empty();
-    std::fputs(field ? "x,y,potential,field_x,field_y\n" : "x,y,potential\n", f);
-    if (field) {
-      write_rows(f, {&r.tx, &r.ty, &r.potential, &r.field_x, &r.field_y});
-    } else {
-      write_rows(f, {&r.tx, &r.ty, &r.potential});
-    }
+    std::fputs((join(names, ",") + "\n").c_str(), f);
+    write_rows(f, m, columns);
   });
 }
 
@@ -231,14 +423,37 @@ static void csv_write_table(const std::string& tmp, const std::string& path, con
 }
 
 static ResultFile csv_read_result(const std::string& path) {
-  CsvTable t = read_table(path, {"x", "y", "potential"}, {"field_x", "field_y"}, false);
-  if (t.present[3] != t.present[4]) fail(path, "has only one of the columns field_x, field_y");
+  std::vector<std::string> stems;
+  for (const auto& column : kResultColumns) stems.emplace_back(column.first);
+  CsvTable t = read_table(path,
+                          {{"x", "y"},
+                           {stems.begin(), stems.end()},
+                           [stems](std::string_view f) { return is_indexed(f, stems); },
+                           "potential0,potential1,... (docs/files.md)",
+                           "x,y,potential"},
+                          false);
   ResultFile r;
   r.tx = std::move(t.columns[0]);
   r.ty = std::move(t.columns[1]);
-  r.potential = std::move(t.columns[2]);
-  r.field_x = std::move(t.columns[3]);
-  r.field_y = std::move(t.columns[4]);
+  const std::string at = "line " + std::to_string(t.header_line) + ": ";
+  for (const auto& [name, member] : kResultColumns) {
+    Quantity q = gather(path, &t, name);
+    if (std::string(name) == "potential") {
+      if (q.count == 0) fail(path, at + "header lacks column 'potential'");
+      r.densities = q.count;
+    } else if (q.count != 0 && q.count != r.densities) {
+      fail(path, at + name + " has " + std::to_string(q.count) + " column(s) but potential has " +
+                     std::to_string(r.densities) + ": one per density each");
+    }
+    r.*member = std::move(q.values);
+  }
+  if (r.field_x.empty() != r.field_y.empty()) {
+    fail(path, "has only one of the columns field_x, field_y");
+  }
+  if (r.hessian_xx.empty() != r.hessian_xy.empty() ||
+      r.hessian_xx.empty() != r.hessian_yy.empty()) {
+    fail(path, "has only some of the columns hessian_xx, hessian_xy, hessian_yy");
+  }
   // The attributes: from the sidecar, or in files written before it, from "# key = value" lines
   // (a value that reads fully as a number is one).
   const std::string sidecar = sidecar_path(path);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mlfma2d/io.hpp"
+#include "mlfma2d/mlfma2d.hpp"
 #include "runtime/text.hpp"
 
 namespace mlfma2d {
@@ -153,8 +154,13 @@ std::vector<std::string> point_set_shapes() {
   return {std::begin(kShapeNames), std::end(kShapeNames)};
 }
 
-std::size_t generate_points_bytes(std::size_t n) {
-  return 3 * sizeof(double) * n;  // x, y, q
+std::size_t generate_points_bytes(std::size_t n, const GeneratedSources& sources) {
+  // x, y and the charges drawn for them; nd charges, nd strengths and the orientations.
+  const std::size_t nd = sources.densities > 0 ? std::size_t(sources.densities) : 1;
+  std::size_t per_point = 3;
+  if (sources.charges) per_point += nd - 1;
+  if (sources.dipoles) per_point += nd + 2 * (sources.vectors_per_density ? nd : 1);
+  return per_point * sizeof(double) * n;
 }
 
 PointSet generate_points(const std::string& shape_name, std::size_t n, std::uint64_t seed) {
@@ -181,6 +187,43 @@ PointSet generate_points(const std::string& shape_name, std::size_t n, std::uint
   for (std::size_t i = 0; i < n; ++i) {
     sample(shape, i, n, centres, rng, &p.x[i], &p.y[i]);
     p.q[i] = rng.uniform();
+  }
+  return p;
+}
+
+PointSet generate_points(const std::string& shape, std::size_t n, std::uint64_t seed,
+                         const GeneratedSources& sources) {
+  const int nd = sources.densities;
+  if (nd < 1 || nd > kMaxDensities) {
+    throw InvalidInput("generate_points: densities must be in 1.." + std::to_string(kMaxDensities) +
+                       ", got " + std::to_string(nd));
+  }
+  if (!sources.charges && !sources.dipoles) {
+    throw InvalidInput("generate_points: the sources carry neither charges nor dipoles");
+  }
+  PointSet p = generate_points(shape, n, seed);
+  p.densities = nd;
+  // A second stream of the seed, so that the points and density 0's charges stay those of
+  // generate_points(shape, n, seed). Its draws, in order: the other densities' charges, density
+  // by density; the dipole strengths, density by density; the orientations, per source (or per
+  // density, then per source).
+  Rng extra(seed ^ 0x9E3779B97F4A7C15ull);
+  if (sources.charges) {
+    p.q.resize(std::size_t(nd) * n);
+    for (std::size_t k = n; k < p.q.size(); ++k) p.q[k] = extra.uniform();
+  } else {
+    p.q.clear();
+    p.q.shrink_to_fit();
+  }
+  if (!sources.dipoles) return p;
+  p.dipole_strengths.resize(std::size_t(nd) * n);
+  for (double& d : p.dipole_strengths) d = extra.uniform();
+  p.vectors_per_density = sources.vectors_per_density;
+  const std::size_t sets = sources.vectors_per_density ? std::size_t(nd) : 1;
+  p.dipole_vectors.resize(2 * sets * n);
+  for (std::size_t s = 0; s < sets; ++s) {
+    double* vx = p.dipole_vectors.data() + 2 * s * n;
+    for (std::size_t j = 0; j < n; ++j) extra.direction(&vx[j], &vx[n + j]);
   }
   return p;
 }

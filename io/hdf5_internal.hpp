@@ -50,14 +50,28 @@ Hid create_file(const Ctx& c, const std::string& tmp);
 void finish_file(const Ctx& c, Hid* file);
 // Whether `name` (absolute, e.g. /sources/x) exists; an external link on the way fails.
 bool exists(const Ctx& c, hid_t file, const std::string& name);
-// A 1-D numeric dataset as doubles (HDF5 converts integers and single precision), its stored
-// size checked against the file before anything is allocated.
+// A numeric dataset's values as doubles, row-major, and its shape.
+struct Array {
+  std::vector<hsize_t> dims;
+  std::vector<double> v;
+};
+// A numeric dataset of rank 1..max_rank as doubles (HDF5 converts integers and single
+// precision), its stored size checked against the file before anything is allocated; another
+// rank fails with "NAME is R-dimensional, expected " + expected.
+Array read_array(const Ctx& c, hid_t file, const std::string& name, int max_rank,
+                 const std::string& expected);
+// A 1-D numeric dataset (read_array of rank 1).
 std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& name);
+// "(3, 1000)".
+std::string shape_text(const std::vector<hsize_t>& dims);
 // Link-creation properties that create missing parent groups on the way.
 Hid parents_created(const Ctx& c);
 // A 1-D dataset of n entries stored as `file_type`, written from `data` of `mem_type`.
 Hid write_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name, hid_t file_type,
                   hid_t mem_type, hsize_t n, const void* data);
+// The same with shape `dims` (row-major data).
+Hid write_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name, hid_t file_type,
+                  hid_t mem_type, const std::vector<hsize_t>& dims, const void* data);
 void write_vector(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
                   const std::vector<double>& v);
 // A C string type of `size` bytes (or H5T_VARIABLE) in character set `cset`: a memory type must
@@ -67,5 +81,8 @@ Hid string_type(const Ctx& c, size_t size, H5T_cset_t cset);
 void write_attribute(const Ctx& c, hid_t on, const std::string& key, const AttrValue& value);
 // Reads a scalar number or string attribute; false for any other kind (left by other tools).
 bool read_attribute(const Ctx& c, hid_t root, const std::string& key, AttrValue* out);
+// The table writer of the HDF5 FormatIo (hdf5_io.cpp; the point and result files:
+// hdf5_points.cpp).
+void hdf5_write_table(const std::string& tmp, const std::string& path, const Table& table);
 
 }  // namespace mlfma2d::io_detail

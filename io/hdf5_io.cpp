@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/hdf5_internal.hpp"
+#include "runtime/text.hpp"
 
 namespace mlfma2d::io_detail {
 namespace {
@@ -122,7 +123,7 @@ constexpr double kMaxCompression = 1100;
 // before anything is allocated or read: libhdf5 1.10 trusts a corrupt header and reads past its
 // own buffers (compact layout, found by fuzz_hdf5; docs/fuzzing.md), and a claimed length alone
 // must not make us allocate gigabytes.
-void check_storage(const Ctx& c, hid_t file, hid_t ds, const std::string& name, hsize_t n,
+void check_storage(const Ctx& c, hid_t file, hid_t ds, const std::string& name, int rank, hsize_t n,
                    std::size_t elem) {
   if (n == 0) return;
   Hid dcpl = c.own(H5Dget_create_plist(ds), H5Pclose, "cannot read the layout of " + name);
@@ -160,13 +161,16 @@ void check_storage(const Ctx& c, hid_t file, hid_t ds, const std::string& name, 
         c.fail(name + " stores " + std::to_string(stored) + " bytes in a file of " +
                std::to_string(file_size) + " bytes (corrupt file)");
       }
-      hsize_t chunk = 0;
-      if (H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 || chunk == 0) {
+      hsize_t dims[H5S_MAX_RANK] = {};
+      if (H5Pget_chunk(dcpl.get(), H5S_MAX_RANK, dims) != rank) {
         c.fail("cannot read the chunk size of " + name + " (corrupt file)");
       }
-      const double chunk_bytes = double(chunk) * double(elem);
+      double chunk = 1;  // entries of one chunk
+      for (int k = 0; k < rank; ++k) chunk *= double(dims[k]);
+      if (chunk == 0) c.fail("cannot read the chunk size of " + name + " (corrupt file)");
+      const double chunk_bytes = chunk * double(elem);
       if (chunk_bytes > kMaxCompression * double(file_size) + 67108864.0) {  // + 64 MiB
-        c.fail(name + " has chunks of " + std::to_string(chunk) +
+        c.fail(name + " has chunks of " + format("%.0f", chunk) +
                " entries, implausible in a file of " + std::to_string(file_size) +
                " bytes (corrupt file)");
       }
@@ -185,8 +189,10 @@ void check_storage(const Ctx& c, hid_t file, hid_t ds, const std::string& name, 
 
 }  // namespace
 
-// A 1-D numeric dataset as doubles (HDF5 converts integers and single precision).
-std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& name) {
+// A numeric dataset of rank 1..max_rank as doubles (HDF5 converts integers and single
+// precision), with its shape; `expected` names the shapes accepted, for the message.
+Array read_array(const Ctx& c, hid_t file, const std::string& name, int max_rank,
+                 const std::string& expected) {
   if (!exists(c, file, name)) c.fail("dataset " + name + " not found");
   Hid ds = c.own(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, name + " is not a dataset");
   Hid type = c.own(H5Dget_type(ds.get()), H5Tclose, "cannot read the type of " + name);
@@ -197,59 +203,46 @@ std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& nam
   Hid space = c.own(H5Dget_space(ds.get()), H5Sclose, "cannot read the shape of " + name);
   const int rank = H5Sget_simple_extent_ndims(space.get());
   if (rank < 0) c.fail("cannot read the shape of " + name);
-  if (rank != 1) {
-    c.fail(name + " is " + std::to_string(rank) + "-dimensional, expected 1-dimensional");
+  if (rank < 1 || rank > max_rank) {
+    c.fail(name + " is " + std::to_string(rank) + "-dimensional, expected " + expected);
   }
-  hsize_t n = 0;
-  c.check(H5Sget_simple_extent_dims(space.get(), &n, nullptr), "cannot read the shape of " + name);
+  Array a;
+  a.dims.resize(std::size_t(rank));
+  c.check(H5Sget_simple_extent_dims(space.get(), a.dims.data(), nullptr),
+          "cannot read the shape of " + name);
+  double entries = 1;
+  for (const hsize_t d : a.dims) entries *= double(d);
   const std::size_t elem = H5Tget_size(type.get());
   if (elem == 0) c.fail("cannot read the type of " + name);
-  check_storage(c, file, ds.get(), name, n, elem);
-  std::vector<double> v;
+  // The product of the dimensions may overflow 64 bits in a corrupt header: as a double first.
+  if (entries > 9e18) c.fail(name + " claims " + shape_text(a.dims) + " entries (corrupt file)");
+  const hsize_t n = hsize_t(entries);
+  check_storage(c, file, ds.get(), name, rank, n, elem);
   try {
-    v.resize(n);
+    a.v.resize(n);
   } catch (const std::bad_alloc&) {
     c.fail("not enough memory to read the " + std::to_string(n) + " entries of " + name);
   } catch (const std::length_error&) {
     c.fail("not enough memory to read the " + std::to_string(n) + " entries of " + name);
   }
   if (n > 0) {
-    c.check(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()),
+    c.check(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.v.data()),
             "cannot read " + name);
   }
-  return v;
+  return a;
 }
 
-namespace {
-
-enum class Check { kNone, kPoints };
-
-// Reads datasets that must have one common length; for point data, also at least one entry and
-// only finite values.
-std::vector<std::vector<double>> read_vectors(const Ctx& c, hid_t file,
-                                              const std::vector<std::string>& names, Check check) {
-  std::vector<std::vector<double>> v;
-  for (const std::string& name : names) {
-    v.push_back(read_vector(c, file, name));
-    if (v.back().size() != v[0].size()) {
-      c.fail(names[0] + " has " + std::to_string(v[0].size()) + " entries but " + name + " has " +
-             std::to_string(v.back().size()));
-    }
-  }
-  if (check == Check::kNone) return v;
-  if (v[0].empty()) c.fail(names[0] + " is empty: at least one point is needed");
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    for (std::size_t i = 0; i < v[k].size(); ++i) {
-      if (!std::isfinite(v[k][i])) {
-        c.fail(names[k] + "[" + std::to_string(i) + "] is " +
-               (std::isnan(v[k][i]) ? "NaN" : "infinite") + ": values must be finite");
-      }
-    }
-  }
-  return v;
+std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& name) {
+  return read_array(c, file, name, 1, "1-dimensional").v;
 }
 
-}  // namespace
+std::string shape_text(const std::vector<hsize_t>& dims) {
+  std::string out = "(";
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    out += (k ? ", " : "") + std::to_string(dims[k]);
+  }
+  return out + ")";
+}
 
 // Link-creation properties that create missing parent groups (/sources, /field) on the way.
 Hid parents_created(const Ctx& c) {
@@ -261,7 +254,15 @@ Hid parents_created(const Ctx& c) {
 // A 1-D dataset of n entries stored as `file_type`, written from `data` of `mem_type`.
 Hid write_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name, hid_t file_type,
                   hid_t mem_type, hsize_t n, const void* data) {
-  Hid space = c.own(H5Screate_simple(1, &n, nullptr), H5Sclose, "cannot create dataspace");
+  return write_dataset(c, file, lcpl, name, file_type, mem_type, std::vector<hsize_t>{n}, data);
+}
+
+Hid write_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name, hid_t file_type,
+                  hid_t mem_type, const std::vector<hsize_t>& dims, const void* data) {
+  hsize_t n = 1;
+  for (const hsize_t d : dims) n *= d;
+  Hid space = c.own(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose,
+                    "cannot create dataspace");
   Hid ds =
       c.own(H5Dcreate2(file, name.c_str(), file_type, space.get(), lcpl, H5P_DEFAULT, H5P_DEFAULT),
             H5Dclose, "cannot create dataset " + name);
@@ -340,95 +341,7 @@ bool read_attribute(const Ctx& c, hid_t root, const std::string& key, AttrValue*
   return true;
 }
 
-namespace {
-
-herr_t collect_name(hid_t, const char* name, const H5A_info_t*, void* out) noexcept {
-  try {
-    static_cast<std::vector<std::string>*>(out)->emplace_back(name);
-    return 0;
-  } catch (...) {
-    return -1;  // exceptions must not cross the C library
-  }
-}
-
-// Reads the sources, or the targets, or the sources as targets if there are none.
-void read_xy(const Ctx& c, hid_t file, const std::string& group, std::vector<double>* x,
-             std::vector<double>* y) {
-  auto v = read_vectors(c, file, {group + "/x", group + "/y"}, Check::kPoints);
-  *x = std::move(v[0]);
-  *y = std::move(v[1]);
-}
-
-}  // namespace
-
-static PointSet hdf5_read_points(const std::string& path) {
-  const Ctx c{path};
-  Hid file = open_file(c);
-  auto v = read_vectors(c, file.get(), {"/sources/x", "/sources/y", "/sources/q"}, Check::kPoints);
-  PointSet p;
-  p.x = std::move(v[0]);
-  p.y = std::move(v[1]);
-  p.q = std::move(v[2]);
-  if (exists(c, file.get(), "/targets")) read_xy(c, file.get(), "/targets", &p.tx, &p.ty);
-  return p;
-}
-
-static void hdf5_read_targets(const std::string& path, std::vector<double>* tx,
-                              std::vector<double>* ty) {
-  const Ctx c{path};
-  Hid file = open_file(c);
-  read_xy(c, file.get(), exists(c, file.get(), "/targets") ? "/targets" : "/sources", tx, ty);
-}
-
-static void hdf5_write_points(const std::string& tmp, const std::string& path, const PointSet& p) {
-  const Ctx c{path, true};
-  Hid file = create_file(c, tmp);
-  {
-    Hid lcpl = parents_created(c);
-    write_vector(c, file.get(), lcpl.get(), "/sources/x", p.x);
-    write_vector(c, file.get(), lcpl.get(), "/sources/y", p.y);
-    write_vector(c, file.get(), lcpl.get(), "/sources/q", p.q);
-    if (p.has_targets()) {
-      write_vector(c, file.get(), lcpl.get(), "/targets/x", p.tx);
-      write_vector(c, file.get(), lcpl.get(), "/targets/y", p.ty);
-    }
-  }
-  finish_file(c, &file);
-}
-
-static void hdf5_write_result(const std::string& tmp, const std::string& path,
-                              const ResultFile& r) {
-  const Ctx c{path, true};
-  Hid file = create_file(c, tmp);
-  {
-    Hid lcpl = parents_created(c);
-    // Every dataset says what it holds, so that the file stands alone.
-    const std::string at =
-        r.tx.empty() ? "at the targets" : "at the targets /targets/x, /targets/y";
-    const std::vector<std::tuple<const char*, const std::vector<double>*, std::string>> sets = {
-        {"/targets/x", &r.tx, "x coordinate of each target, in the order of the values"},
-        {"/targets/y", &r.ty, "y coordinate of each target, in the order of the values"},
-        {"/potential", &r.potential,
-         "potential phi(x_i) = sum_j q_j log|x_i - y_j| " + at +
-             " (units-free, no 1/(2 pi) factor, pairs with x_i == y_j skipped)"},
-        {"/field/x", &r.field_x,
-         "x component of the field E = -grad phi = -sum_j q_j (x_i - y_j) / |x_i - y_j|^2 " + at},
-        {"/field/y", &r.field_y,
-         "y component of the field E = -grad phi = -sum_j q_j (x_i - y_j) / |x_i - y_j|^2 " + at},
-    };
-    for (const auto& [name, values, description] : sets) {
-      if (values->empty() && std::string(name) != "/potential") continue;
-      Hid ds = write_dataset(c, file.get(), lcpl.get(), name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                             values->size(), values->data());
-      write_attribute(c, ds.get(), "description", AttrValue(description));
-    }
-    Hid root = c.own(H5Gopen2(file.get(), "/", H5P_DEFAULT), H5Gclose, "cannot open root group");
-    for (const auto& [key, value] : r.attributes) write_attribute(c, root.get(), key, value);
-  }
-  finish_file(c, &file);
-}
-
-static void hdf5_write_table(const std::string& tmp, const std::string& path, const Table& table) {
+void hdf5_write_table(const std::string& tmp, const std::string& path, const Table& table) {
   const Ctx c{path, true};
   Hid file = create_file(c, tmp);
   {
@@ -454,38 +367,5 @@ static void hdf5_write_table(const std::string& tmp, const std::string& path, co
   }
   finish_file(c, &file);
 }
-
-static ResultFile hdf5_read_result(const std::string& path) {
-  const Ctx c{path};
-  Hid file = open_file(c);
-  ResultFile r;
-  const bool field = exists(c, file.get(), "/field");
-  auto v = read_vectors(c, file.get(),
-                        field ? std::vector<std::string>{"/potential", "/field/x", "/field/y"}
-                              : std::vector<std::string>{"/potential"},
-                        Check::kNone);
-  r.potential = std::move(v[0]);
-  if (field) {
-    r.field_x = std::move(v[1]);
-    r.field_y = std::move(v[2]);
-  }
-  if (exists(c, file.get(), "/targets")) {
-    auto t = read_vectors(c, file.get(), {"/targets/x", "/targets/y"}, Check::kNone);
-    r.tx = std::move(t[0]);
-    r.ty = std::move(t[1]);
-  }
-  Hid root = c.own(H5Gopen2(file.get(), "/", H5P_DEFAULT), H5Gclose, "cannot open root group");
-  std::vector<std::string> keys;
-  c.check(H5Aiterate2(root.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name, &keys),
-          "cannot list the attributes");
-  for (const std::string& key : keys) {
-    AttrValue value;
-    if (read_attribute(c, root.get(), key, &value)) r.attributes[key] = value;
-  }
-  return r;
-}
-
-const FormatIo kHdf5Io = {hdf5_read_points,  hdf5_read_targets, hdf5_read_result,
-                          hdf5_write_points, hdf5_write_result, hdf5_write_table};
 
 }  // namespace mlfma2d::io_detail

@@ -11,6 +11,7 @@
 
 #include "io/io_internal.hpp"
 #include "mlfma2d/io.hpp"
+#include "mlfma2d/mlfma2d.hpp"  // kMaxDensities
 #include "runtime/atomic_file.hpp"
 
 namespace mlfma2d {
@@ -49,6 +50,39 @@ void require_sizes(const std::string& path, const std::string& what, std::size_t
   }
 }
 
+// An array of nd x N strengths (charges, dipole strengths) or orientations (`per` x N, per = 2
+// or 2 nd): with nd = 1 the message of the files before several densities.
+void require_per_source(const std::string& path, const std::string& name, std::size_t size,
+                        std::size_t per, std::size_t n) {
+  if (per == 1) {
+    require_sizes(path, "x and " + name + " differ in length", n, size);
+  } else if (size != per * n) {
+    throw InvalidInput("cannot write '" + path + "': " + name + " has " + std::to_string(size) +
+                       " entries, expected " + std::to_string(per) +
+                       " x N = " + std::to_string(per) + " x " + std::to_string(n));
+  }
+}
+
+// The sizes of a point set's arrays against N and nd.
+void check_point_set(const std::string& path, const PointSet& p) {
+  require_sizes(path, "x and y differ in length", p.x.size(), p.y.size());
+  require_sizes(path, "target x and y differ in length", p.tx.size(), p.ty.size());
+  if (p.densities < 1 || p.densities > kMaxDensities) {
+    throw InvalidInput("cannot write '" + path + "': densities must be in 1.." +
+                       std::to_string(kMaxDensities) + ", got " + std::to_string(p.densities));
+  }
+  const std::size_t n = p.x.size(), nd = std::size_t(p.densities);
+  // Without dipoles the charges are required (N = 0 included, as before).
+  if (p.has_charges() || !p.has_dipoles()) require_per_source(path, "q", p.q.size(), nd, n);
+  if (p.has_dipoles()) {
+    require_per_source(path, "dipole_strengths", p.dipole_strengths.size(), nd, n);
+    require_per_source(path, "dipole_vectors", p.dipole_vectors.size(),
+                       2 * (p.vectors_per_density ? nd : 1), n);
+  } else if (!p.dipole_vectors.empty()) {
+    throw InvalidInput("cannot write '" + path + "': dipole_vectors without dipole_strengths");
+  }
+}
+
 }  // namespace
 
 FileFormat format_of(const std::string& path) {
@@ -74,9 +108,7 @@ void read_targets(const std::string& path, std::vector<double>* tx, std::vector<
 
 void write_points(const std::string& path, const PointSet& p) {
   const FileFormat format = format_of(path);
-  require_sizes(path, "x and y differ in length", p.x.size(), p.y.size());
-  require_sizes(path, "x and q differ in length", p.x.size(), p.q.size());
-  require_sizes(path, "target x and y differ in length", p.tx.size(), p.ty.size());
+  check_point_set(path, p);
   if (format == FileFormat::Csv && p.has_targets()) {
     // Dropping the targets silently would change what the file means.
     throw InvalidInput(cannot_write(path, "CSV holds only x,y,q; write separate targets to .h5"));
@@ -88,14 +120,24 @@ void write_points(const std::string& path, const PointSet& p) {
 void write_result(const std::string& path, const ResultFile& r) {
   const FileFormat format = format_of(path);
   const std::size_t n = r.potential.size();
+  if (r.densities < 1 || r.densities > kMaxDensities || n % std::size_t(r.densities) != 0) {
+    throw InvalidInput("cannot write '" + path + "': " + std::to_string(n) +
+                       " potentials are not nd x M for nd = " + std::to_string(r.densities));
+  }
   require_sizes(path, "field_x and field_y differ in length", r.field_x.size(), r.field_y.size());
   if (!r.field_x.empty()) {
     require_sizes(path, "field and potential differ in length", r.field_x.size(), n);
   }
-  // CSV rows need the targets; HDF5 stores them when given.
+  if (!r.hessian_xx.empty() || !r.hessian_xy.empty() || !r.hessian_yy.empty()) {
+    for (const auto* h : {&r.hessian_xx, &r.hessian_xy, &r.hessian_yy}) {
+      require_sizes(path, "Hessian and potential differ in length", h->size(), n);
+    }
+  }
+  // CSV rows need the targets; HDF5 stores them when given. One target per density's values.
+  const std::size_t m = n / std::size_t(r.densities);
   if (format == FileFormat::Csv || !r.tx.empty() || !r.ty.empty()) {
-    require_sizes(path, "target x and potential differ in length", r.tx.size(), n);
-    require_sizes(path, "target y and potential differ in length", r.ty.size(), n);
+    require_sizes(path, "target x and potential differ in length", r.tx.size(), m);
+    require_sizes(path, "target y and potential differ in length", r.ty.size(), m);
   }
   if (format == FileFormat::Hdf5) {
     write_atomically(path, [&](const std::string& tmp) { kHdf5Io.write_result(tmp, path, r); });

@@ -25,13 +25,9 @@
 #include <cmath>
 #include <type_traits>
 
-namespace mlfma2d {
+#include "kernel/pair_constants.hpp"
 
-/// The smallest normal double (DBL_MIN), spelled out for device code.
-constexpr double kPairMinR2 = 2.2250738585072014e-308;
-/// 2^600 and log(2^600): the scale of the tiny-distance path (exact powers of two).
-constexpr double kPairScale = 4.149515568880993e180;
-constexpr double kPairLogScale = 415.88830833596717;
+namespace mlfma2d {
 
 /// What a sum computes: 0 the potential, 1 also the field, 2 also the Hessian.
 enum PairOrder : int { kPotential = 0, kField = 1, kHessian = 2 };

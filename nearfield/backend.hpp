@@ -165,12 +165,23 @@ std::string auto_backend(const BackendNeeds& needs = {});
 /// GPU back end): work on the device's behalf may be running beside the caller.
 bool device_start_begun();
 
+/// \brief What one evaluation carries in and out, by which a resident GPU back end sizes its
+/// charge path (pinned staging and device copies): the point counts, the densities, the kinds of
+/// source and the outputs wanted.
+struct ChargeShape {
+  std::size_t n_sources = 0, n_targets = 0;
+  int densities = 1;
+  bool charges = true, dipoles = false;
+  bool field = false, hessian = false;
+};
+/// A problem's charge shape.
+ChargeShape charge_shape(const NearFieldProblem& p);
+
 /// Makes now, on the calling thread, the pinned host buffers that back end `backend`'s set-up
-/// will take for these point counts (a resident GPU back end's charge path), once the device has
+/// will take for this shape (a resident GPU back end's charge path), once the device has
 /// started; nothing for other back ends. A Solver calls it beside its tree; the set-up takes the
 /// buffers, release_reserved_buffers() frees what it did not. Errors are left to the set-up.
-void reserve_device_buffers(const std::string& backend, std::size_t n_sources,
-                            std::size_t n_targets, bool field);
+void reserve_device_buffers(const std::string& backend, const ChargeShape& shape);
 void release_reserved_buffers() noexcept;
 
 /// Create a back end by name. Throws BackendUnavailable for an unknown name (listing the valid

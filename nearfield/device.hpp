@@ -10,6 +10,7 @@
 namespace mlfma2d {
 
 class NearFieldBackend;
+struct ChargeShape;
 
 namespace device {
 
@@ -19,14 +20,25 @@ bool compiled();
 /// reason ("" in a build without CUDA). Asked once per process: the answer does not change, and
 /// the driver's complaint is said once.
 bool usable(std::string* why);
+/// CUDA devices this process sees (0 without CUDA, a driver or a device).
+int count();
+/// Makes device `index` the one this process's CUDA work runs on, on every thread: the registry
+/// applies it (use_selected) before each start, set-up and evaluation, as CUDA's current device
+/// is a thread's own. For processes that share a node's GPUs (the distributed solver's ranks).
+/// Throws InvalidInput for an index outside 0..count()-1; without CUDA it does nothing.
+void select(int index);
+/// The selected device made the calling thread's current one; nothing when none was selected.
+void use_selected();
+/// The selected device, -1 when none was.
+int selected();
 /// Starts the CUDA runtime's context on the current device (cuda::start_runtime). Throws
 /// CudaError; without CUDA it does nothing.
 void start_runtime();
 /// "NVIDIA H100 80GB HBM3 (sm_90)", or "" when no device can be asked.
 std::string name();
-/// A resident back end's pinned charge buffers for these counts, made ahead of its set-up
+/// A resident back end's pinned charge buffers for this shape, made ahead of its set-up
 /// (cuda::ChargeIo::reserve). Throws what the allocation throws.
-void reserve_charge_buffers(std::size_t n_sources, std::size_t n_targets, bool field);
+void reserve_charge_buffers(const ChargeShape& shape);
 /// Frees the reserved buffers nobody took.
 void release_reserved() noexcept;
 

@@ -16,13 +16,25 @@ bool usable(std::string* why) {
   return false;
 }
 
+int count() {
+  return 0;
+}
+
+void select(int) {}
+
+void use_selected() {}
+
+int selected() {
+  return -1;
+}
+
 void start_runtime() {}
 
 std::string name() {
   return "";
 }
 
-void reserve_charge_buffers(std::size_t, std::size_t, bool) {}
+void reserve_charge_buffers(const ChargeShape&) {}
 
 void release_reserved() noexcept {}
 

@@ -27,9 +27,9 @@ const std::vector<BackendRow>& backend_rows() {
      "CUDA, paper Alg. 1-2: seven index arrays, one thread per leaf (charges)"},
     {"repetition", make_repetition_backend, true, true, false, false, false, false, 0,
      "CUDA, paper Alg. 3-4: a padded record of replicated sources per target (charges)"},
-    {"shared", make_shared_backend, true, true, true, false, false, false, 3,
+    {"shared", make_shared_backend, true, true, true, true, true, true, 3,
      "CUDA, geometry resident, leaf groups' sources staged in shared memory (fastest)"},
-    {"repetition-gpu", make_repetition_gpu_backend, true, true, true, false, false, false, 2,
+    {"repetition-gpu", make_repetition_gpu_backend, true, true, true, true, true, true, 2,
      "CUDA, the papers' records built on the GPU from resident arrays"},
   };
   // clang-format on
@@ -186,14 +186,26 @@ void wait_for_device() {
   if (started.valid()) started.wait();
 }
 
-void reserve_device_buffers(const std::string& backend, std::size_t n_sources,
-                            std::size_t n_targets, bool field) {
+ChargeShape charge_shape(const NearFieldProblem& p) {
+  ChargeShape c;
+  c.n_sources = p.n_sources;
+  c.n_targets = p.n_targets;
+  c.densities = p.densities;
+  c.charges = p.charges;
+  c.dipoles = p.dipoles;
+  c.field = p.field;
+  c.hessian = p.hessian;
+  return c;
+}
+
+void reserve_device_buffers(const std::string& backend, const ChargeShape& shape) {
   wait_for_device();
   const BackendRow* row = find_row(backend);
   if (!row || !row->resident || !device::compiled() || !device::usable(nullptr)) return;
   const TraceScope trace("pinned buffers reserved");
   try {
-    device::reserve_charge_buffers(n_sources, n_targets, field);
+    device::use_selected();
+    device::reserve_charge_buffers(shape);
   } catch (const Error&) {
     // the set-up allocates them itself, and reports what fails
   }
@@ -255,6 +267,7 @@ void NearFieldBackend::setup(const NearFieldProblem& p) {
   ready_ = false;
   problem_ = p;
   run_densities_ = multi_density_ ? p.densities : 1;
+  if (on_device_) device::use_selected();  // CUDA's current device is the thread's own
   prepare();
   ready_ = true;
 }
@@ -275,6 +288,7 @@ void NearFieldBackend::evaluate(const NearSources& s, const NearOutputs& o,
   NearFieldTimings& t = timings ? *timings : local;
   t = NearFieldTimings{};
   const double t0 = now_seconds();
+  if (on_device_ && p.n_targets > 0) device::use_selected();  // this thread's current device
   if (p.n_targets > 0 && run_densities_ == p.densities) {
     run(s, o, &t);
   } else if (p.n_targets > 0) {

@@ -6,16 +6,16 @@
 
 namespace mlfma2d {
 
-DeviceStart::DeviceStart(const std::string& backend, std::size_t n_sources, std::size_t n_targets,
-                         bool field) {
+DeviceStart::DeviceStart(const std::string& backend, const ChargeShape& shape) {
   // The CUDA driver and context take 0.19-0.26 s at a process's first use on the H100 host
   // (the "device start" trace lines of results/h100/wave2c/call{1,3,5,7}.log): started now, they
   // overlap the tree.
   start_device(backend);
   if (backend == "auto" || backend_runs_on_device(backend)) {
-    reserved_ = std::async(std::launch::async, [backend, n_sources, n_targets, field] {
-      reserve_device_buffers(backend == "auto" ? auto_backend() : backend, n_sources, n_targets,
-                             field);
+    reserved_ = std::async(std::launch::async, [backend, shape] {
+      reserve_device_buffers(
+          backend == "auto" ? auto_backend(BackendNeeds{shape.dipoles, shape.hessian}) : backend,
+          shape);
     });
     busy_ = device_start_begun();
   }

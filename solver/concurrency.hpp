@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "nearfield/backend.hpp"
 #include "runtime/placement.hpp"
 
 namespace mlfma2d {
@@ -22,7 +23,7 @@ namespace mlfma2d {
 /// is left inside the CUDA driver's start when a caller exits on an error).
 class DeviceStart {
  public:
-  DeviceStart(const std::string& backend, std::size_t n_sources, std::size_t n_targets, bool field);
+  DeviceStart(const std::string& backend, const ChargeShape& shape);
   ~DeviceStart();
   DeviceStart(const DeviceStart&) = delete;
   DeviceStart& operator=(const DeviceStart&) = delete;

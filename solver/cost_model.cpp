@@ -15,6 +15,7 @@
 #include "runtime/host.hpp"
 #include "runtime/timer.hpp"
 #include "runtime/trace.hpp"
+#include "solver/options.hpp"
 
 namespace mlfma2d {
 namespace {
@@ -65,6 +66,14 @@ Densities calibration_sources(const PointSet& pts, const FarShape& shape) {
 
 }  // namespace
 
+CostModel scaled_to_densities(const CostModel& model, int measured, int nd) {
+  if (nd == measured) return model;
+  const double f = double(nd) / double(measured);
+  CostModel m = model;
+  for (double* c : {&m.m2l, &m.box, &m.point, &m.wx, &m.far_point, &m.near_point, &m.pair}) *c *= f;
+  return m;
+}
+
 Prediction predict(const CostModel& m, const FarWork& w, double pairs, double points, int p,
                    const FarShape& shape) {
   const double n2 = double(p + 1) * double(p + 1), k = shape.passes();
@@ -79,8 +88,8 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
 // Raised when an operator's speed changes (constants measured before then no longer hold, and a
 // cache of the same version would keep them): 2 = the far field's vector log, register blocks
 // and one M2L team; 3 = densities, dipoles and Hessians (the near field's blocked terms, the far
-// field's shared powers).
-constexpr int kOperatorsRevision = 3;
+// field's shared powers); 4 = the factored translations and the wide kernels (issue 23).
+constexpr int kOperatorsRevision = 4;
 
 std::string CalibrationKey::text() const {
   std::ostringstream o;
@@ -275,12 +284,62 @@ void store_cost_model(const std::string& path, const CalibrationKey& key, const 
   }
 }
 
-CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const CostModel& model,
-                               int p, const FarShape& shape, const PlanOptions& plan_options,
-                               int threads) {
+bool cost_model_for(const Options& opt, const std::string& backend, int threads, int p, bool placed,
+                    bool measure, CostModel* model, AutoChoice* choice,
+                    std::vector<std::string>* warnings) {
+  // Many densities are calibrated at kCalibrationDensities and scaled.
+  FarShape measured = far_shape(opt);
+  measured.densities = std::min(measured.densities, kCalibrationDensities);
+  const CalibrationKey key = calibration_key(backend, threads, p, measured, placed);
+  const std::string cache = opt.calibration_cache == "none" ? std::string()
+                            : opt.calibration_cache.empty() ? default_calibration_cache()
+                                                            : opt.calibration_cache;
+  const TraceScope trace("choose: the cost model's constants");
+  std::string note;
+  CostModel m;
+  if (!opt.recalibrate && load_cost_model(cache, key, &m, &note)) {
+    choice->calibration = "constants from " + cache;
+  } else {
+    if (!note.empty()) warnings->push_back(note);
+    if (!measure) return false;
+    timed(&choice->calibration_seconds, [&] { m = calibrate(key, opt); });
+    note.clear();
+    store_cost_model(cache, key, m, &note);
+    if (!note.empty()) warnings->push_back(note);
+    std::ostringstream text;
+    text.precision(3);
+    text << "constants measured now (" << 1e3 * choice->calibration_seconds << " ms)"
+         << (cache.empty() || !note.empty() ? "" : ", cached in " + cache);
+    choice->calibration = text.str();
+  }
+  *model = scaled_to_densities(m, measured.densities, opt.densities);
+  return true;
+}
+
+std::string choice_reason(const AutoChoice& choice, TreeKind kind) {
+  std::ostringstream m;
+  m.precision(3);
+  if (choice.backend_chosen) {
+    m << "back end " << choice.backend
+      << (backend_runs_on_device(choice.backend) ? ": a GPU was found"
+                                                 : ": no GPU back end can run here");
+    if (choice.ct_chosen) m << "; ";
+  }
+  if (!choice.ct_chosen) return m.str();
+  if (kind == TreeKind::Adaptive)
+    m << "leaf capacity " << choice.ct;
+  else
+    m << "level offset " << (choice.level_offset >= 0 ? "+" : "") << choice.level_offset << " (CT "
+      << choice.ct << ")";
+  m << ": the least predicted time per evaluation, " << 1e3 * choice.predicted_seconds << " ms, of "
+    << choice.candidates.size() << " candidates; " << choice.calibration;
+  return m.str();
+}
+
+CapacityCandidate search_capacity(TreeKind kind, const CostModel& model, int p,
+                                  const CandidateBuilder& build,
+                                  std::vector<CapacityCandidate>* considered) {
   const double n2 = double(p + 1) * double(p + 1);
-  const double all = double(points.sources.key.size() +
-                            (points.self ? points.sources.key.size() : points.targets.key.size()));
   // Where far and near balance, for points filling an area: a box costs about 27 M2L and two
   // box shifts, a leaf of C points about 0.6 C targets x 9 leaves' 0.6 C sources; boxes are
   // about 2.2 N / C.
@@ -288,7 +347,7 @@ CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const Co
   const double per_pair = std::max(model.pair, 1e-15);
   const double balance = std::sqrt(2.2 * per_box / (5.4 * per_pair));
 
-  CapacityChoice best;
+  CapacityCandidate best;
   bool have = false;
   std::map<int, CapacityCandidate> seen;  // step -> its figures (total infinite: no tree)
   // A step is a leaf capacity 2^k (adaptive) or a level offset (uniform tree, CT 15).
@@ -297,34 +356,15 @@ CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const Co
     const TraceScope trace("choose: one candidate's tree and plan");
     const int ct = kind == TreeKind::Adaptive ? 1 << step : kPapersCapacity;
     const int offset = kind == TreeKind::Adaptive ? 0 : step;
-    CapacityChoice c;
-    CapacityCandidate cand;
+    CapacityCandidate cand = build(ct, offset);
     cand.ct = ct;
     cand.level_offset = offset;
-    try {
-      c.tree = grow_tree(points, ct, offset, kind, &c.warning, threads);
-    } catch (const InvalidInput&) {  // an offset past the root or the deepest level
-      cand.total = INFINITY;
-      return seen[step] = cand;
-    }
-    timed(&c.plan_seconds, [&] { c.plan = build_plan(c.tree, threads, plan_options); });
-    c.predicted =
-        predict(model, far_field_work(c.tree, c.plan), double(c.plan.near.pairs), all, p, shape);
-    cand.levels = c.tree.levels;
-    cand.leaf_boxes = c.tree.leaves.size();
-    cand.near_pairs = c.plan.near.pairs;
-    cand.m2l_pairs = c.plan.m2l_pairs;
-    cand.far = c.predicted.far;
-    cand.near = c.predicted.near;
-    cand.total = c.predicted.total;
-    best.candidates.push_back(cand);
-    if (!have || c.predicted.total < best.predicted.total) {
-      have = true;
-      std::vector<CapacityCandidate> candidates = std::move(best.candidates);
-      best = std::move(c);
-      best.ct = ct;
-      best.level_offset = offset;
-      best.candidates = std::move(candidates);
+    if (std::isfinite(cand.total)) {
+      considered->push_back(cand);
+      if (!have || cand.total < best.total) {
+        have = true;
+        best = cand;
+      }
     }
     return seen[step] = cand;
   };
@@ -368,6 +408,47 @@ CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const Co
     if (step != start) break;  // improved one way: the other is uphill
   }
   if (!have) throw InvalidInput("no tree could be built for these points");
+  return best;
+}
+
+CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const CostModel& model,
+                               int p, const FarShape& shape, const PlanOptions& plan_options,
+                               int threads) {
+  const double all = double(points.sources.key.size() +
+                            (points.self ? points.sources.key.size() : points.targets.key.size()));
+  CapacityChoice best;
+  bool have = false;
+  // Each candidate's tree and plan; the best one's are kept.
+  auto build = [&](int ct, int offset) {
+    CapacityChoice c;
+    CapacityCandidate cand;
+    try {
+      c.tree = grow_tree(points, ct, offset, kind, &c.warning, threads);
+    } catch (const InvalidInput&) {  // an offset past the root or the deepest level
+      cand.total = INFINITY;
+      return cand;
+    }
+    timed(&c.plan_seconds, [&] { c.plan = build_plan(c.tree, threads, plan_options); });
+    c.predicted =
+        predict(model, far_field_work(c.tree, c.plan), double(c.plan.near.pairs), all, p, shape);
+    cand.levels = c.tree.levels;
+    cand.leaf_boxes = c.tree.leaves.size();
+    cand.near_pairs = c.plan.near.pairs;
+    cand.m2l_pairs = c.plan.m2l_pairs;
+    cand.far = c.predicted.far;
+    cand.near = c.predicted.near;
+    cand.total = c.predicted.total;
+    if (!have || c.predicted.total < best.predicted.total) {
+      have = true;
+      best = std::move(c);
+    }
+    return cand;
+  };
+  std::vector<CapacityCandidate> considered;
+  const CapacityCandidate chosen = search_capacity(kind, model, p, build, &considered);
+  best.ct = chosen.ct;
+  best.level_offset = chosen.level_offset;
+  best.candidates = std::move(considered);
   return best;
 }
 

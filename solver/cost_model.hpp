@@ -9,6 +9,7 @@
 //   near = fixed + near_point (sources + targets) + pair pairs
 //   one evaluation = far + near, or max(far, near) when the near field runs on a device beside
 //   the CPU far field.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,15 @@ struct CostModel {
   double fixed = 0, near_point = 0, pair = 0;                 ///< near field
   bool overlap = false;  ///< the near field runs on a device, beside the far field
 };
+
+/// The most densities a calibration evaluates: a model for more is the one measured at this many
+/// with every per-unit constant scaled by nd / kCalibrationDensities (the per-density work, the
+/// multiply-adds of each pair and the far field's columns, is what grows; the shared terms of
+/// each pair, its log and division, are then a small part). Calibrating at nd = 512 itself took
+/// minutes (the Python module's matmat, docs/python.md).
+constexpr int kCalibrationDensities = 16;
+/// The model measured at `measured` densities made one for `nd` (unchanged when they agree).
+CostModel scaled_to_densities(const CostModel& model, int measured, int nd);
 
 /// \brief Predicted seconds of one evaluation.
 struct Prediction {
@@ -63,6 +73,20 @@ bool load_cost_model(const std::string& path, const CalibrationKey& key, CostMod
 void store_cost_model(const std::string& path, const CalibrationKey& key, const CostModel& model,
                       std::string* note);
 
+/// The constants of a solver of these options with back end `backend`, `threads` threads (pinned
+/// or not: `placed`) and p terms: the key's shape is the options' with at most
+/// kCalibrationDensities densities; from the cache the options name
+/// (Options::calibration_cache), else, when `measure`, measured now and cached; scaled to the
+/// options' densities. `choice` gets where they came from (calibration, calibration_seconds),
+/// `warnings` what went wrong with the cache. False when they are neither cached nor measured
+/// (then `model` is left as it was).
+bool cost_model_for(const Options& opt, const std::string& backend, int threads, int p, bool placed,
+                    bool measure, CostModel* model, AutoChoice* choice,
+                    std::vector<std::string>* warnings);
+
+/// What was chosen automatically (back end, CT), in a sentence or two (empty when nothing was).
+std::string choice_reason(const AutoChoice& choice, TreeKind kind);
+
 /// \brief The choice of the leaf capacity: the tree and plan of the chosen candidate, and every
 /// candidate considered.
 struct CapacityChoice {
@@ -75,9 +99,21 @@ struct CapacityChoice {
   std::vector<CapacityCandidate> candidates;
 };
 
+/// Builds one candidate (a leaf capacity, a level offset) and gives its figures; total =
+/// INFINITY when no tree can be built for it (an offset past the root or the deepest level).
+using CandidateBuilder = std::function<CapacityCandidate(int ct, int level_offset)>;
+
+/// The local search over leaf capacities (adaptive tree: ct = 2^k, offset 0) or level offsets
+/// (uniform tree: ct 15) from a balance estimate, downhill one step at a time: the candidate of
+/// least predicted total. `considered` gets every candidate built, in order (not those for which
+/// no tree could be built). Throws InvalidInput when no candidate could be built.
+CapacityCandidate search_capacity(TreeKind kind, const CostModel& model, int p,
+                                  const CandidateBuilder& build,
+                                  std::vector<CapacityCandidate>* considered);
+
 /// Chooses the leaf capacity (adaptive tree: ct, offset 0) or the level offset (uniform tree:
-/// ct 15) of least predicted time by a local search from a balance estimate, building each
-/// candidate's shape and plan (exact counts).
+/// ct 15) of least predicted time by search_capacity, building each candidate's shape and plan
+/// (exact counts).
 CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const CostModel& model,
                                int p, const FarShape& shape, const PlanOptions& plan_options,
                                int threads);

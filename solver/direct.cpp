@@ -7,6 +7,7 @@
 #include "kernel/pair.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 #include "solver/points.hpp"
+#include "solver/strengths.hpp"
 
 namespace mlfma2d {
 
@@ -22,21 +23,8 @@ void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
   // The reference refuses what the Solver refuses, rather than returning NaN.
   check_finite_points(x, y, "source");
   check_finite_points(tx, ty, "target");
-  if (o.charges) {
-    if (!in.charges) throw InvalidInput("direct_sum: no charges given");
-    check_finite_rows(in.charges, nd, n, "charge");
-  }
-  if (o.dipoles) {
-    if (!in.dipole_strengths || !in.dipole_vectors)
-      throw InvalidInput("direct_sum: no dipole strengths or orientations given");
-    check_finite_rows(in.dipole_strengths, nd, n, "dipole strength");
-    check_finite_rows(in.dipole_vectors, in.vectors_per_density ? 2 * nd : 2, n,
-                      "dipole orientation component");
-  }
-  if (!out.potential) throw InvalidInput("direct_sum: no potential output");
-  if (o.field && (!out.field_x || !out.field_y)) throw InvalidInput("direct_sum: no field output");
-  if (o.hessian && (!out.hessian_xx || !out.hessian_xy || !out.hessian_yy))
-    throw InvalidInput("direct_sum: no Hessian output");
+  check_strengths(SourceKinds{nd, o.charges, o.dipoles}, n, in, "direct_sum: ");
+  check_outputs(o.field, o.hessian, out, "direct_sum: ");
   const bool all = which.empty();
   const std::size_t m = all ? tx.size() : which.size();
   for (std::size_t k = 0; k < which.size(); ++k)

@@ -41,14 +41,28 @@ struct PointHash {
 
 }  // namespace
 
-void check_points(const std::vector<double>& x, const std::vector<double>& y,
-                  const std::vector<double>& tx, const std::vector<double>& ty) {
+namespace {
+void check_lengths(const std::vector<double>& x, const std::vector<double>& y,
+                   const std::vector<double>& tx, const std::vector<double>& ty) {
   if (x.size() != y.size())
     throw InvalidInput("source x and y have different lengths (" + std::to_string(x.size()) +
                        " and " + std::to_string(y.size()) + ")");
   if (tx.size() != ty.size())
     throw InvalidInput("target x and y have different lengths (" + std::to_string(tx.size()) +
                        " and " + std::to_string(ty.size()) + ")");
+}
+}  // namespace
+
+void check_point_arrays(const std::vector<double>& x, const std::vector<double>& y,
+                        const std::vector<double>& tx, const std::vector<double>& ty) {
+  check_lengths(x, y, tx, ty);
+  check_finite_points(x, y, "source");
+  check_finite_points(tx, ty, "target");
+}
+
+void check_points(const std::vector<double>& x, const std::vector<double>& y,
+                  const std::vector<double>& tx, const std::vector<double>& ty) {
+  check_lengths(x, y, tx, ty);
   if (x.empty()) throw InvalidInput("no sources: at least one source point is needed");
   check_finite_points(x, y, "source");
   check_finite_points(tx, ty, "target");
@@ -102,6 +116,10 @@ double PreparedPoints::scale() const {
   return std::ldexp(1.0, scale_exponent);
 }
 
+bool extent_needs_scaling(double extent) {
+  return !(std::isfinite(extent) && extent <= std::ldexp(1.0, kScaleAbove));
+}
+
 PreparedPoints prepare_points(const std::vector<double>& x, const std::vector<double>& y,
                               const std::vector<double>& tx, const std::vector<double>& ty,
                               int threads) {
@@ -129,7 +147,7 @@ PreparedPoints prepare_points(const std::vector<double>& x, const std::vector<do
   }
   const double extent = std::max(hi0 - lo0, hi1 - lo1);
   p.n_sources = x.size();
-  if (std::isfinite(extent) && extent <= std::ldexp(1.0, kScaleAbove)) {
+  if (!extent_needs_scaling(extent)) {
     p.src = {x.data(), y.data(), x.size()};
     p.tgt = {tx.data(), ty.data(), tx.size()};
     return p;

@@ -18,8 +18,12 @@ namespace mlfma2d {
 
 // ---- The input checks: every caller's point set and charge vector passes through these.
 
-/// Throws InvalidInput for sources and targets whose x and y lengths differ, no sources, or a
-/// non-finite coordinate (naming the point).
+/// Throws InvalidInput for sources or targets whose x and y lengths differ, or a non-finite
+/// coordinate (naming the point); none is allowed (a rank of the distributed solver may hold
+/// none).
+void check_point_arrays(const std::vector<double>& x, const std::vector<double>& y,
+                        const std::vector<double>& tx, const std::vector<double>& ty);
+/// check_point_arrays, and InvalidInput for no sources.
 void check_points(const std::vector<double>& x, const std::vector<double>& y,
                   const std::vector<double>& tx, const std::vector<double>& ty);
 /// Throws InvalidInput naming the first point with a coordinate that is not finite: "source 7
@@ -46,6 +50,10 @@ Tree build_tree(const std::vector<double>& x, const std::vector<double>& y,
                 const std::vector<double>& tx, const std::vector<double>& ty, int ct,
                 int level_offset, std::string* warning, int threads,
                 TreeKind kind = TreeKind::Uniform);
+
+/// Whether points spanning `extent` (the larger side of their bounding box) must be scaled so
+/// that r^2 cannot overflow (above 2^500, or not finite).
+bool extent_needs_scaling(double extent);
 
 struct PreparedPoints {
   int scale_exponent = 0;  ///< the tree's coordinates are the caller's times 2^-scale_exponent

@@ -1,15 +1,15 @@
 // The evaluation driver. It reads as the method: build the tree and plan once; then per charge
 // vector the near field (P2P) through the chosen back end beside the far field -- the upward pass
 // (P2M, M2M), the interaction lists (M2L, P2L), the downward pass (L2L, L2P) and the W lists
-// (M2P), one timed scope per operator (far_field()). How the work shares the machine with a GPU
-// back end is solver/concurrency.*.
+// (M2P), one timed scope per operator (far_field(): FarField's passes, solver/far_field.*, which
+// the distributed solver shares). How the work shares the machine with a GPU back end is
+// solver/concurrency.*.
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-#include "farfield/expansions.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 #include "nearfield/backend.hpp"
 #include "runtime/placement.hpp"
@@ -17,7 +17,10 @@
 #include "runtime/trace.hpp"
 #include "solver/concurrency.hpp"
 #include "solver/cost_model.hpp"
+#include "solver/far_field.hpp"
+#include "solver/options.hpp"
 #include "solver/points.hpp"
+#include "solver/strengths.hpp"
 #include "tree/figures.hpp"
 #include "tree/plan.hpp"
 #include "tree/tree.hpp"
@@ -60,39 +63,26 @@ struct Solver::Impl {
   PreparedPoints points;
   Tree tree;
   Plan plan;
-  std::unique_ptr<Operators> ops;
-  Expansions exp;
+  std::unique_ptr<FarField> far;
   std::unique_ptr<NearFieldBackend> near;
   TreeStats stats;
   Timings timings;
   AutoChoice choice;
   std::vector<std::string> warnings;
-  // One evaluation's strengths: the dipoles' moments (caller order), merged rows, tree order.
-  std::vector<double> mom_x, mom_y, q_merged, mx_merged, my_merged;
-  Array<double> q_tree, mx_tree, my_tree;                   // nd x sources, tree order
-  Array<double> far_phi, far_ex, far_ey, far_hxx, far_hxy;  // nd x targets, tree order
-
-  /// Whether evaluations pin their threads: a CPU for each (a core left to a device back end's
-  /// host thread included), two threads at least beside a device back end, and threads for
-  /// every core of the process. A smaller team leaves cores to other work, which the system
-  /// spreads better than fixed CPUs would: every process pins from the first CPU on, so two
-  /// runs of one thread each on a 2-core machine shared one core and took twice their time
-  /// (528-530 ms against 255-272 ms, results/dev-machine/wave2c/placement_two_processes.txt; the
-  /// cost-model test failed in CI that way).
-  bool places_threads(bool device) const {
-    return placement.fits(threads) && threads >= placement.cores() && (!device || threads >= 2);
-  }
+  EvaluationArrays arrays;  // one evaluation's strengths and far-field outputs
 
   // One geometry's set-up: the points sorted, the back end resolved, the tree and plan (given or
   // chosen), the back end set up on them -- while the device starts beside.
   Impl(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& tx,
        const std::vector<double>& ty, const Options& o)
       : opt(o) {
-    validate_options();
+    validate_options(opt);
     threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
     if (opt.place_threads) placement = Placement::of_process();
-    const int p = opt.terms > 0 ? opt.terms : terms_for_eps(opt.eps);
-    DeviceStart device(opt.backend, x.size(), tx.empty() ? x.size() : tx.size(), opt.field);
+    const int p = expansion_terms(opt);
+    DeviceStart device(opt.backend,
+                       ChargeShape{x.size(), tx.empty() ? x.size() : tx.size(), opt.densities,
+                                   opt.charges, opt.dipoles, opt.field, opt.hessian});
     // While the device starts, a core is busy in the CUDA driver: the tree and the choice run on
     // one thread fewer. A team of every core waits for its slowest member: the program's tree of
     // 1e7 points took 313-335 ms with 16 threads beside the start on the H100 host (16 cores),
@@ -105,9 +95,9 @@ struct Solver::Impl {
       // thread has been starting meanwhile).
       const TraceScope trace("back end resolved");
       choice.backend_chosen = opt.backend == "auto";
-      choice.backend = choice.backend_chosen ? auto_backend(needs()) : opt.backend;
+      choice.backend = choice.backend_chosen ? auto_backend(backend_needs(opt)) : opt.backend;
       std::string why;
-      if (!backend_takes(choice.backend, needs(), &why)) throw InvalidInput(why);
+      if (!backend_takes(choice.backend, backend_needs(opt), &why)) throw InvalidInput(why);
     }
     make_tree_and_plan(sorted, p, build);
     attach_points(&tree, std::move(sorted));
@@ -154,7 +144,7 @@ struct Solver::Impl {
       timed(&timings.choose, [&] {
         const TraceScope trace("choose: candidate trees and plans");
         CapacityChoice c =
-            choose_capacity(sorted, kind, cost_model(p), p, shape(), plan_options(p), build);
+            choose_capacity(sorted, kind, cost_model(p), p, far_shape(opt), plan_options(p), build);
         tree = std::move(c.tree);
         plan = std::move(c.plan);
         timings.plan = c.plan_seconds;  // within choose, not beside it
@@ -172,7 +162,7 @@ struct Solver::Impl {
             [&] { tree = grow_tree(sorted, choice.ct, opt.level_offset, kind, &warning, build); });
       timed(&timings.plan, [&] { plan = build_plan(tree, build, plan_options(p)); });
     }
-    choice.reason = reason(kind);
+    choice.reason = choice_reason(choice, kind);
     if (!warning.empty()) warnings.push_back(warning);
   }
 
@@ -197,96 +187,22 @@ struct Solver::Impl {
   void set_up_near_field(int p) {
     const TraceScope trace("setup: back end made and set up");
     near = make_near_field_backend(choice.backend);
-    ops = std::make_unique<Operators>(p);
+    far = std::make_unique<FarField>(tree, plan, p);
     const PointsRef targets = points.targets();
     NearFieldProblem problem =
         make_near_field_problem(tree, plan, points.src.x, points.src.y, targets.x, targets.y);
-    problem.field = opt.field;
-    problem.hessian = opt.hessian;
-    problem.densities = opt.densities;
-    problem.charges = opt.charges;
-    problem.dipoles = opt.dipoles;
-    problem.threads = threads;
-    problem.gpu_memory = opt.gpu_memory;
-    problem.chunk_targets = opt.chunk_targets;
+    set_problem_options(opt, threads, &problem);
     near->setup(problem);
-  }
-
-  // What the back end must take beyond charges, potential and field.
-  BackendNeeds needs() const { return BackendNeeds{opt.dipoles, opt.hessian}; }
-
-  // What one evaluation carries and computes.
-  FarShape shape() const {
-    FarShape f;
-    f.densities = opt.densities;
-    f.charges = opt.charges;
-    f.dipoles = opt.dipoles;
-    f.field = opt.field;
-    f.hessian = opt.hessian;
-    return f;
   }
 
   // The cost model's constants for this machine, back end, threads, p and what an evaluation
   // carries: from the cache, else measured now (and cached).
   CostModel cost_model(int p) {
-    const CalibrationKey key =
-        calibration_key(choice.backend, threads, p, shape(),
-                        places_threads(backend_runs_on_device(choice.backend)));
-    const std::string cache = opt.calibration_cache == "none" ? std::string()
-                              : opt.calibration_cache.empty() ? default_calibration_cache()
-                                                              : opt.calibration_cache;
-    const TraceScope trace("choose: the cost model's constants");
     CostModel model;
-    std::string note;
-    if (!opt.recalibrate && load_cost_model(cache, key, &model, &note)) {
-      choice.calibration = "constants from " + cache;
-    } else {
-      if (!note.empty()) warnings.push_back(note);
-      timed(&choice.calibration_seconds, [&] { model = calibrate(key, opt); });
-      note.clear();
-      store_cost_model(cache, key, model, &note);
-      if (!note.empty()) warnings.push_back(note);
-      std::ostringstream m;
-      m.precision(3);
-      m << "constants measured now (" << 1e3 * choice.calibration_seconds << " ms)"
-        << (cache.empty() || !note.empty() ? "" : ", cached in " + cache);
-      choice.calibration = m.str();
-    }
+    cost_model_for(opt, choice.backend, threads, p,
+                   places_threads(placement, threads, backend_runs_on_device(choice.backend)), true,
+                   &model, &choice, &warnings);
     return model;
-  }
-
-  // What was chosen automatically, in a sentence or two (empty when nothing was).
-  std::string reason(TreeKind kind) const {
-    std::ostringstream m;
-    m.precision(3);
-    if (choice.backend_chosen) {
-      m << "back end " << choice.backend
-        << (backend_runs_on_device(choice.backend) ? ": a GPU was found"
-                                                   : ": no GPU back end can run here");
-      if (choice.ct_chosen) m << "; ";
-    }
-    if (!choice.ct_chosen) return m.str();
-    if (kind == TreeKind::Adaptive)
-      m << "leaf capacity " << choice.ct;
-    else
-      m << "level offset " << (choice.level_offset >= 0 ? "+" : "") << choice.level_offset
-        << " (CT " << choice.ct << ")";
-    m << ": the least predicted time per evaluation, " << 1e3 * choice.predicted_seconds
-      << " ms, of " << choice.candidates.size() << " candidates; " << choice.calibration;
-    return m.str();
-  }
-
-  /// The relative error double arithmetic attains (measured at most 5.1e-15 at eps 1e-12:
-  /// results/accuracy.csv, docs/accuracy.md).
-  static constexpr double kAttainableError = 1e-14;
-
-  // W boxes and X leaves with at most p/2 points go to the near field (docs/math.md section 4.2):
-  // a pair (a log and a few flops) costs about what two terms of an M2P or P2L do. The same for
-  // every back end, so that back ends differ only in how they sum the same pairs.
-  static PlanOptions plan_options(int p) {
-    PlanOptions o;
-    o.p2p_below = std::max(1, p / 2);
-    return o;
   }
 
   // Whether every source and target is the same point, so that every pair is skipped.
@@ -301,29 +217,6 @@ struct Solver::Impl {
     return same(points.src) && same(points.tgt);
   }
 
-  void validate_options() const {
-    if (opt.ct < 0)
-      throw InvalidInput("CT must be >= 1 (0 = chosen automatically), got " +
-                         std::to_string(opt.ct));
-    if (opt.terms < 0 || opt.terms > kMaxTerms)
-      throw InvalidInput("terms must be in 1.." + std::to_string(kMaxTerms) +
-                         " (0 = from eps), got " + std::to_string(opt.terms));
-    if (opt.terms == 0) terms_for_eps(opt.eps);  // throws for eps outside (0, 1)
-    parse_tree_kind(opt.tree);                   // throws for an unknown tree
-    if (opt.threads < 0)
-      throw InvalidInput("threads must be >= 1 (0 = default), got " + std::to_string(opt.threads));
-    if (opt.densities < 1 || opt.densities > kMaxDensities)
-      throw InvalidInput("densities must be in 1.." + std::to_string(kMaxDensities) + ", got " +
-                         std::to_string(opt.densities));
-    if (!opt.charges && !opt.dipoles)
-      throw InvalidInput("the sources carry neither charges nor dipoles: set charges or dipoles");
-    // An unknown back-end name fails here, before any work (making it throws, naming the valid
-    // ones); whether it can run here is asked when it is made.
-    const std::vector<std::string> names = near_field_backends();
-    if (opt.backend != "auto" && std::find(names.begin(), names.end(), opt.backend) == names.end())
-      make_near_field_backend(opt.backend);
-  }
-
   void fill_stats(int p) {
     stats = tree_figures(tree, plan);
     // The caller's points, not the tree's (merged sources; self kept when merging split it).
@@ -333,16 +226,19 @@ struct Solver::Impl {
     stats.merged_sources = points.caller_sources - points.sources();
     stats.coordinate_scale = points.scale();
     stats.accuracy_floor = opt.terms == 0 && opt.eps < kAttainableError ? kAttainableError : 0;
-    stats.far_flops = far_field_flops(tree, plan, p, shape());
+    stats.far_flops = far_field_flops(tree, plan, p, far_shape(opt));
     stats.terms = p;
   }
 
+  SourceKinds kinds() const { return SourceKinds{opt.densities, opt.charges, opt.dipoles}; }
+
   // One evaluation: the near field beside the far field, their sum in caller order.
   void evaluate(const Densities& in, const Outputs& out) {
-    check_evaluation(in, out);
+    check_strengths(kinds(), points.caller_sources, in);
+    check_outputs(opt.field, opt.hessian, out);
     Timings& t = timings;
     t.p2m = t.m2m = t.m2l = t.p2l = t.l2l = t.l2p = t.m2p = t.far = t.near = t.total = 0;
-    t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
+    t.strengths = t.near_collect = t.near_transfer = t.near_kernel = t.near_return = 0;
     const TraceScope trace("evaluation");
     const double t0 = now_seconds();
     // Beside a device back end's host thread the far field leaves it a core: no oversubscription
@@ -351,11 +247,12 @@ struct Solver::Impl {
     const bool device = near->runs_on_device();
     const int team = device ? std::max(1, threads - 1) : threads;
     // The tree's strengths: merged sources carry the sum of theirs, dipoles their moments.
-    const Strengths s = strengths(in, team);
+    Strengths s;
+    timed(&t.strengths, [&] { s = arrays.caller_order(points, kinds(), in, team); });
 
     // Near field (P2P): the back end writes the caller-order outputs; the far field is added
     // after.
-    stats.threads_placed = places_threads(device);
+    stats.threads_placed = places_threads(placement, threads, device);
     NearFieldTimings near_times;
     EvaluationThreads run(placement, team, stats.threads_placed, device,
                           backend_is_resident(choice.backend));
@@ -376,147 +273,21 @@ struct Solver::Impl {
     t.near_kernel = near_times.kernel;
     t.near_return = near_times.ret;
     stats.device_memory = std::max(stats.device_memory, near_times.device_bytes);
-    timed(&t.far, [&] { add_far_field(out, team); });
-    finish_outputs(s, out, team);
+    timed(&t.far,
+          [&] { arrays.add_far_field(tree, opt.densities, opt.field, opt.hessian, out, team); });
+    timed(&t.strengths,
+          [&] { finish_outputs(points, s, opt.densities, opt.field, opt.hessian, out, team); });
     t.total = now_seconds() - t0;
-  }
-
-  // The arrays the options ask for are given, and their values finite.
-  void check_evaluation(const Densities& in, const Outputs& out) const {
-    const std::size_t n = points.caller_sources;
-    const int nd = opt.densities;
-    if (opt.charges) {
-      if (!in.charges) throw InvalidInput("no charges given (Options::charges is set)");
-      check_finite_rows(in.charges, nd, n, "charge");
-    }
-    if (opt.dipoles) {
-      if (!in.dipole_strengths || !in.dipole_vectors)
-        throw InvalidInput("no dipole strengths or orientations given (Options::dipoles is set)");
-      check_finite_rows(in.dipole_strengths, nd, n, "dipole strength");
-      check_finite_rows(in.dipole_vectors, in.vectors_per_density ? 2 * nd : 2, n,
-                        "dipole orientation component");
-    }
-    if (!out.potential) throw InvalidInput("no potential output given");
-    if (opt.field && (!out.field_x || !out.field_y))
-      throw InvalidInput("field requested but no field output given");
-    if (opt.hessian && (!out.hessian_xx || !out.hessian_xy || !out.hessian_yy))
-      throw InvalidInput("Hessian requested but no Hessian output given");
-  }
-
-  // The strengths as the tree's sources carry them (solver/points.hpp: Strengths).
-  Strengths strengths(const Densities& in, int team) {
-    const int nd = opt.densities;
-    Strengths s;
-    if (opt.charges) s.q = merged_rows(points, in.charges, nd, &q_merged, team);
-    if (opt.dipoles) {
-      dipole_moments(points, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd,
-                     &mom_x, &mom_y, team);
-      s.mx = merged_rows(points, mom_x.data(), nd, &mx_merged, team);
-      s.my = merged_rows(points, mom_y.data(), nd, &my_merged, team);
-    }
-    return s;
-  }
-
-  // Back from scaled coordinates (only when the extent needed it: + log S per paired charge,
-  // derivatives / S per order), and d2phi/dy2 = -d2phi/dx2.
-  void finish_outputs(const Strengths& s, const Outputs& out, int team) const {
-    const std::size_t ns = points.sources(), nt = points.caller_targets;
-    for (int d = 0; d < opt.densities; ++d) {
-      const std::size_t o = std::size_t(d) * nt;
-      auto at = [&](double* a) { return a ? a + o : nullptr; };
-      unscale(points, s.q ? s.q + d * ns : nullptr, out.potential + o,
-              opt.field ? at(out.field_x) : nullptr, opt.field ? at(out.field_y) : nullptr,
-              opt.hessian ? at(out.hessian_xx) : nullptr,
-              opt.hessian ? at(out.hessian_xy) : nullptr, team);
-    }
-    if (opt.hessian) {
-      const std::size_t all = std::size_t(opt.densities) * nt;
-#pragma omp parallel for num_threads(team) schedule(static)
-      for (std::size_t i = 0; i < all; ++i) out.hessian_yy[i] = -out.hessian_xx[i];
-    }
   }
 
   // The far field in tree order: the upward pass, the interaction lists (V by M2L, X by P2L), the
   // downward pass, the W lists by M2P (docs/math.md, sections 3 and 4).
   void far_field(const Strengths& s, int team) {
-    Timings& t = timings;
-    const int L = tree.levels;
-    const FarSources src = tree_strengths(s, team);
-    const FarOutputs out = clear_far_outputs(team);
-    timed(&t.p2m, [&] { P2M(tree, *ops, src, &exp, team); });
-    timed(&t.m2m, [&] {
-      for (int l = L - 1; l >= 3; --l) M2M(tree, *ops, l, &exp, team);
-    });
-    timed(&t.m2l, [&] { M2L(tree, plan, *ops, 3, L, &exp, team); });
-    timed(&t.p2l, [&] { P2L(tree, plan, *ops, src, &exp, team); });
-    timed(&t.l2l, [&] {
-      for (int l = 4; l <= L; ++l) L2L(tree, *ops, l, &exp, team);
-    });
-    timed(&t.l2p, [&] { L2P(tree, *ops, exp, out, team); });
-    timed(&t.m2p, [&] { M2P(tree, plan, *ops, exp, out, team); });
-  }
-
-  // The far field's inputs for this evaluation: the strengths in tree order.
-  FarSources tree_strengths(const Strengths& s, int team) {
-    const std::size_t ns = tree.n_sources(), all = std::size_t(opt.densities) * ns;
-    FarSources f;
-    auto gather = [&](const double* from, Array<double>* to) {
-      to->resize(all);
-      double* t = to->data();
-#pragma omp parallel for num_threads(team) schedule(static)
-      for (std::size_t k = 0; k < all; ++k) {
-        const std::size_t d = k / ns, j = k - d * ns;
-        t[k] = from[d * ns + std::size_t(tree.src_index[j])];
-      }
-      return t;
-    };
-    if (s.q) f.q = gather(s.q, &q_tree);
-    if (s.mx) {
-      f.mx = gather(s.mx, &mx_tree);
-      f.my = gather(s.my, &my_tree);
-    }
-    return f;
-  }
-
-  // The far field's outputs, zeroed, and the expansions.
-  FarOutputs clear_far_outputs(int team) {
-    const std::size_t all = std::size_t(opt.densities) * tree.n_targets();
-    auto zeroed = [&](Array<double>* a) {
-      a->resize(all);
-      parallel_fill(a->data(), all, 0.0, team);
-      return a->data();
-    };
-    FarOutputs out;
-    out.phi = zeroed(&far_phi);
-    if (opt.field) {
-      out.ex = zeroed(&far_ex);
-      out.ey = zeroed(&far_ey);
-    }
-    if (opt.hessian) {
-      out.hxx = zeroed(&far_hxx);
-      out.hxy = zeroed(&far_hxy);
-    }
-    exp.reset(tree, ops->p, opt.densities, team);
-    return out;
-  }
-
-  // The far field added to the near field's caller-order outputs.
-  void add_far_field(const Outputs& out, int team) const {
-    const std::size_t nt = tree.n_targets(), all = std::size_t(opt.densities) * nt;
-#pragma omp parallel for num_threads(team) schedule(static)
-    for (std::size_t k = 0; k < all; ++k) {
-      const std::size_t d = k / nt, i = k - d * nt;
-      const std::size_t to = d * nt + std::size_t(tree.tgt_index()[i]);
-      out.potential[to] += far_phi[k];
-      if (opt.field) {
-        out.field_x[to] += far_ex[k];
-        out.field_y[to] += far_ey[k];
-      }
-      if (opt.hessian) {
-        out.hessian_xx[to] += far_hxx[k];
-        out.hessian_xy[to] += far_hxy[k];
-      }
-    }
+    const FarSources src = arrays.tree_order(tree, s, opt.densities, team);
+    const FarOutputs out = arrays.far_outputs(tree, opt.densities, opt.field, opt.hessian, team);
+    far->reset(opt.densities, team);
+    far->upward_pass(src, team, &timings);
+    far->downward_pass(src, out, team, &timings);
   }
 };
 

@@ -31,6 +31,16 @@ void H5Writer::numbers(const std::string& name, const std::vector<double>& v,
           H5P_DEFAULT, v.empty() ? nullptr : v.data());
 }
 
+void H5Writer::chunked(const std::string& name, const std::vector<double>& v,
+                       std::vector<hsize_t> dims, std::vector<hsize_t> chunk) {
+  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data());
+  H5Pset_deflate(dcpl, 6);
+  dataset(name, H5T_IEEE_F64LE,
+          H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), dcpl, v.data());
+  H5Pclose(dcpl);
+}
+
 void H5Writer::integers(const std::string& name, const std::vector<long long>& v, hid_t file_type) {
   const hsize_t dims = v.size();
   dataset(name, file_type, H5Screate_simple(1, &dims, nullptr), H5P_DEFAULT,

@@ -21,6 +21,9 @@ class H5Writer {
   /// A dataset of doubles with shape `dims` (default: 1-D), stored as `file_type`.
   void numbers(const std::string& name, const std::vector<double>& v,
                std::vector<hsize_t> dims = {}, hid_t file_type = H5T_IEEE_F64LE);
+  /// A dataset of doubles with shape `dims`, stored in chunks of shape `chunk`, deflated.
+  void chunked(const std::string& name, const std::vector<double>& v, std::vector<hsize_t> dims,
+               std::vector<hsize_t> chunk);
   /// A 1-D dataset of integers, stored as `file_type`.
   void integers(const std::string& name, const std::vector<long long>& v,
                 hid_t file_type = H5T_STD_I64LE);

@@ -2,6 +2,9 @@
 # its compiler sees them, and the modules it may include by the table of cmake/modules.cmake
 # (its own, what it USES, transitively). Included from tests/CMakeLists.txt.
 set(_modules runtime kernel tree farfield nearfield solver io electrostatics tuning app)
+if(TARGET mlfma2d_distributed)  # the MPI build's room
+  list(APPEND _modules distributed)
+endif()
 set(LAYERING_HEADER_runtime runtime/timer.hpp)
 set(LAYERING_HEADER_kernel kernel/pair.hpp)
 set(LAYERING_HEADER_tree tree/tree.hpp)
@@ -12,6 +15,7 @@ set(LAYERING_HEADER_io io/io_internal.hpp)
 set(LAYERING_HEADER_electrostatics electrostatics/geometry.hpp)
 set(LAYERING_HEADER_tuning tuning/tuning.hpp)
 set(LAYERING_HEADER_app app/cli.hpp)
+set(LAYERING_HEADER_distributed distributed/comm.hpp)
 
 # The modules a room may include: `module` itself and, transitively, what it uses (its private
 # uses too when `own` is TRUE: the room is that module's own sources).
@@ -44,6 +48,7 @@ set(_rooms "")
 foreach(_pair runtime:mlfma2d_runtime tree:mlfma2d_tree farfield:mlfma2d_farfield
               nearfield:mlfma2d_nearfield solver:mlfma2d_solver io:mlfma2d_io
               electrostatics:mlfma2d_electrostatics tuning:mlfma2d_tuning app:mlfma2d_app
+              distributed:mlfma2d_distributed
               bench:mlfma2d_bench python:mlfma2d_python)
   string(REPLACE ":" ";" _pair ${_pair})
   list(GET _pair 0 _room)

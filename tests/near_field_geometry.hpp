@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,138 @@ inline double rel_diff(const std::vector<double>& a, const std::vector<double>& 
     m = std::max(m, std::abs(b[i]));
   }
   return m > 0 ? d / m : d;
+}
+
+/// \brief What one evaluation carries and computes: nd densities of charges, dipoles or both;
+/// the potential, and the field and the Hessian where asked.
+struct DensityCase {
+  int nd = 1;
+  bool charges = true, dipoles = false;
+  bool field = false, hessian = false;
+};
+
+/// "nd 3, dipoles, field + Hessian": a SCOPED_TRACE line.
+inline std::string describe(const DensityCase& c) {
+  const char* kinds = c.charges && c.dipoles ? "charges + dipoles"
+                      : c.dipoles            ? "dipoles"
+                                             : "charges";
+  const char* outs = c.field && c.hessian ? "field + Hessian"
+                     : c.hessian          ? "Hessian"
+                     : c.field            ? "field"
+                                          : "potential";
+  return "nd " + std::to_string(c.nd) + ", " + kinds + ", " + outs;
+}
+
+/// Every kind of source (charges, dipoles, both) x outputs (potential, field, Hessian, field +
+/// Hessian) for each of `nds`.
+inline std::vector<DensityCase> density_cases(std::initializer_list<int> nds) {
+  std::vector<DensityCase> out;
+  for (int nd : nds)
+    for (int kinds = 0; kinds < 3; ++kinds)
+      for (int outs = 0; outs < 4; ++outs)
+        out.push_back(DensityCase{nd, kinds != 1, kinds != 0, outs == 1 || outs == 3, outs >= 2});
+  return out;
+}
+
+/// \brief Strengths of nd densities in caller order, nd x n_sources each (empty for a kind not
+/// carried): uniform in [-1, 1], every density its own.
+struct Strengths {
+  std::vector<double> q, mx, my;
+  NearSources sources() const {
+    return {q.empty() ? nullptr : q.data(), mx.empty() ? nullptr : mx.data(),
+            my.empty() ? nullptr : my.data()};
+  }
+};
+
+inline Strengths make_strengths(std::size_t n, const DensityCase& c, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  Strengths s;
+  const std::size_t all = std::size_t(c.nd) * n;
+  for (std::size_t k = 0; c.charges && k < all; ++k) s.q.push_back(u(gen));
+  for (std::size_t k = 0; c.dipoles && k < all; ++k) {
+    s.mx.push_back(u(gen));
+    s.my.push_back(u(gen));
+  }
+  return s;
+}
+
+/// \brief Near-field sums of nd densities in caller target order, nd x n_targets each (empty
+/// where not asked).
+struct DensitySums {
+  std::vector<double> phi, ex, ey, hxx, hxy;
+  NearFieldTimings timings;
+  /// Arrays poisoned with NaN, so that a value never written shows.
+  DensitySums(std::size_t all, const DensityCase& c) : phi(all, NAN) {
+    if (c.field) ex.assign(all, NAN), ey.assign(all, NAN);
+    if (c.hessian) hxx.assign(all, NAN), hxy.assign(all, NAN);
+  }
+  NearOutputs outputs() {
+    auto at = [](std::vector<double>& v) { return v.empty() ? nullptr : v.data(); };
+    return {at(phi), at(ex), at(ey), at(hxx), at(hxy)};
+  }
+};
+
+/// The problem of g for case c (and the chunk and memory limits).
+inline NearFieldProblem density_problem(const Geometry& g, const DensityCase& c,
+                                        std::size_t chunk_targets = 0, std::size_t gpu_memory = 0) {
+  NearFieldProblem p = g.problem;
+  p.densities = c.nd;
+  p.charges = c.charges;
+  p.dipoles = c.dipoles;
+  p.field = c.field;
+  p.hessian = c.hessian;
+  p.chunk_targets = chunk_targets;
+  p.gpu_memory = gpu_memory;
+  return p;
+}
+
+/// Back end `name`'s near-field sums on g for strengths s of case c.
+inline DensitySums run_backend(const std::string& name, const Geometry& g, const DensityCase& c,
+                               const Strengths& s, std::size_t chunk_targets = 0,
+                               std::size_t gpu_memory = 0) {
+  auto backend = make_near_field_backend(name);
+  backend->setup(density_problem(g, c, chunk_targets, gpu_memory));
+  DensitySums out(std::size_t(c.nd) * g.tree.n_targets(), c);
+  backend->evaluate(s.sources(), out.outputs(), &out.timings);
+  return out;
+}
+
+/// The worst, over densities and the outputs asked, of max |a - b| / max |b| within one
+/// density's row (INFINITY where a holds a NaN), and where it is.
+struct DensityDiff {
+  double worst = 0;
+  std::string where;
+};
+inline DensityDiff density_diff(const DensitySums& a, const DensitySums& b, int nd) {
+  DensityDiff d;
+  const char* names[] = {"phi", "ex", "ey", "hxx", "hxy"};
+  const std::vector<double>* as[] = {&a.phi, &a.ex, &a.ey, &a.hxx, &a.hxy};
+  const std::vector<double>* bs[] = {&b.phi, &b.ex, &b.ey, &b.hxx, &b.hxy};
+  for (int k = 0; k < 5; ++k) {
+    EXPECT_EQ(as[k]->size(), bs[k]->size()) << names[k];
+    if (as[k]->size() != bs[k]->size() || as[k]->empty()) continue;
+    const std::size_t m = as[k]->size() / std::size_t(nd);
+    for (int den = 0; den < nd; ++den) {
+      const auto row = [&](const std::vector<double>* v) {
+        return std::vector<double>(v->begin() + std::ptrdiff_t(den * m),
+                                   v->begin() + std::ptrdiff_t((den + 1) * m));
+      };
+      const double r = rel_diff(row(as[k]), row(bs[k]));
+      if (r > d.worst || std::isnan(r)) {
+        d.worst = r;
+        d.where = std::string(names[k]) + " of density " + std::to_string(den);
+      }
+    }
+  }
+  return d;
+}
+
+/// EXPECTs a and b agree within tol on every density and output.
+inline void expect_density_equivalent(const DensitySums& a, const DensitySums& b, int nd,
+                                      double tol = 1e-12) {
+  const DensityDiff d = density_diff(a, b, nd);
+  EXPECT_LE(d.worst, tol) << "worst at " << d.where;
 }
 
 /// \brief A point set of the parametrised near-field tests.

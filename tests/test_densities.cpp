@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -127,6 +128,10 @@ struct Case {
   const char* tree;
 };
 
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.shape << " on the " << c.tree << " tree";
+}
+
 class EveryCombination : public ::testing::TestWithParam<Case> {};
 
 TEST_P(EveryCombination, IsWithinEpsOfDirectSums) {
@@ -153,6 +158,66 @@ INSTANTIATE_TEST_SUITE_P(Shapes, EveryCombination,
                              if (ch == '-') ch = '_';
                            return s;
                          });
+
+// The convention by an independent formula: one dipole's potential written out here, the field
+// and Hessian of a charge and a dipole against central differences of direct_sum's potential
+// (nothing of the derivative code in the reference).
+TEST(Densities, OneDipoleAgainstItsClosedFormAndDifferences) {
+  const std::vector<double> x = {0.3, -0.45}, y = {-0.2, 0.1};  // a dipole, then a charge
+  const std::vector<double> q = {0.0, 0.8}, d = {1.7, 0.0};
+  const std::vector<double> v = {0.6, 0.0, -1.1, 0.0};  // 2 x N: the dipole's v = (0.6, -1.1)
+  Densities in;
+  in.charges = q.data();
+  in.dipole_strengths = d.data();
+  in.dipole_vectors = v.data();
+  DirectOptions o;
+  o.dipoles = true;
+  o.threads = 1;  // about 30 sums of two pairs: no team for each
+  auto phi_at = [&](double px, double py) {
+    double phi = 0;
+    Outputs out;
+    out.potential = &phi;
+    direct_sum(x, y, {px}, {py}, in, o, {}, out);
+    return phi;
+  };
+  const double tx = 1.1, ty = 0.7;
+  const double dx = tx - x[0], dy = ty - y[0];
+  const double closed = 1.7 * (0.6 * dx - 1.1 * dy) / (dx * dx + dy * dy) +
+                        0.8 * 0.5 * std::log((tx - x[1]) * (tx - x[1]) + (ty - y[1]) * (ty - y[1]));
+  EXPECT_NEAR(phi_at(tx, ty), closed, 1e-14 * std::abs(closed));
+  // Fourth-order central differences, h = 1e-3.
+  const double h = 1e-3;
+  auto d1 = [&](double ux, double uy) {
+    return (-phi_at(tx + 2 * h * ux, ty + 2 * h * uy) + 8 * phi_at(tx + h * ux, ty + h * uy) -
+            8 * phi_at(tx - h * ux, ty - h * uy) + phi_at(tx - 2 * h * ux, ty - 2 * h * uy)) /
+           (12 * h);
+  };
+  auto d2 = [&](double ux, double uy) {
+    return (-phi_at(tx + 2 * h * ux, ty + 2 * h * uy) + 16 * phi_at(tx + h * ux, ty + h * uy) -
+            30 * phi_at(tx, ty) + 16 * phi_at(tx - h * ux, ty - h * uy) -
+            phi_at(tx - 2 * h * ux, ty - 2 * h * uy)) /
+           (12 * h * h);
+  };
+  const double phi_x = d1(1, 0), phi_y = d1(0, 1), phi_xx = d2(1, 0), phi_yy = d2(0, 1);
+  const double phi_xy = (d2(1, 1) - d2(1, -1)) / 4;  // along the diagonals: (u.H.u) for u = (1,+-1)
+  double phi, ex, ey, hxx, hxy, hyy;
+  o.field = o.hessian = true;
+  direct_sum(x, y, {tx}, {ty}, in, o, {}, Outputs{&phi, &ex, &ey, &hxx, &hxy, &hyy});
+  EXPECT_NEAR(ex, -phi_x, 1e-9);
+  EXPECT_NEAR(ey, -phi_y, 1e-9);
+  EXPECT_NEAR(hxx, phi_xx, 1e-6);
+  EXPECT_NEAR(hyy, phi_yy, 1e-6);
+  EXPECT_NEAR(hxy, phi_xy, 1e-6);
+  // And the Solver on the same two points.
+  Options so;
+  so.dipoles = so.field = so.hessian = true;
+  so.backend = "cpu";
+  Solver s(x, y, {tx}, {ty}, so);
+  const Result r = s.evaluate(in);
+  EXPECT_NEAR(r.potential[0], closed, 1e-13);
+  EXPECT_NEAR(r.field_x[0], ex, 1e-13);
+  EXPECT_NEAR(r.hessian_xy[0], hxy, 1e-13);
+}
 
 TEST(Densities, HessianOnlyWithoutTheField) {
   const PointSet pts = generate_points("uniform", 2000, 3);
@@ -242,7 +307,7 @@ TEST(Densities, ChecksSayWhatIsMissing) {
   in.dipole_strengths = d.data();
   in.dipole_vectors = v.data();
   expect_error<InvalidInput>([&] { s.evaluate(in); },
-                             {"dipole orientation component 7", "not finite"});
+                             {"dipole orientation x of source 7", "not finite"});
   o.charges = false;
   o.dipoles = false;
   expect_error<InvalidInput>([&] { Solver(pts.x, pts.y, o); }, {"neither charges nor dipoles"});

@@ -288,3 +288,56 @@ TEST(FarField, M2PPotentialAndFieldMatchDirectSum) {
 
 }  // namespace
 }  // namespace mlfma2d
+
+namespace mlfma2d {
+namespace {
+
+// The dense matrix of a factored translation: diag(after) R diag(before) (docs/math.md 3.4).
+CMatrix from_factored(const RMatrix& R, const Scaling& sc, int n) {
+  CMatrix m(n, n);
+  for (int l = 0; l < n; ++l)
+    for (int k = 0; k < n; ++k)
+      m(l, k) = Complex(sc.after_re[l], sc.after_im[l]) * R(l, k) *
+                Complex(sc.before_re[k], sc.before_im[k]);
+  return m;
+}
+
+// Entry by entry, relative to the largest entry of the entry's row (rows span many magnitudes).
+double row_relative_difference(const CMatrix& a, const CMatrix& b) {
+  double worst = 0;
+  for (Eigen::Index l = 0; l < a.rows(); ++l) {
+    const double scale = b.row(l).cwiseAbs().maxCoeff();
+    for (Eigen::Index k = 0; k < a.cols(); ++k)
+      if (scale > 0) worst = std::max(worst, std::abs(a(l, k) - b(l, k)) / scale);
+  }
+  return worst;
+}
+
+TEST(FarField, FactoredOperatorsEqualTheDenseOnes) {
+  for (int p : {4, 16, 30, 60}) {
+    const Operators ops(p);
+    const int n = p + 1;
+    EXPECT_EQ(ops.rows % kWideRows, 0);
+    EXPECT_GE(ops.rows, n);
+    for (int r = n; r < ops.rows; ++r)  // padding rows are zero
+      EXPECT_EQ(ops.m2l_real.row(r).cwiseAbs().sum(), 0.0) << "p " << p;
+    for (int q = 0; q < 4; ++q) {
+      EXPECT_LE(
+          row_relative_difference(from_factored(ops.m2m_real, ops.m2m_scale[q], n), ops.m2m[q]),
+          1e-14)
+          << "M2M p " << p << " quadrant " << q;
+      EXPECT_LE(
+          row_relative_difference(from_factored(ops.l2l_real, ops.l2l_scale[q], n), ops.l2l[q]),
+          1e-14)
+          << "L2L p " << p << " quadrant " << q;
+    }
+    for (int o = 0; o < kM2LOffsets; ++o) {
+      CMatrix f = from_factored(ops.m2l_real, ops.m2l_scale[o], n);
+      f(0, 0) = ops.m2l_log[o];  // a_0 log(-w), apart
+      EXPECT_LE(row_relative_difference(f, ops.m2l[o]), 1e-14) << "M2L p " << p << " offset " << o;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mlfma2d

@@ -1,8 +1,11 @@
 // Host-side tests of the layouts of the back ends 'shared' and 'repetition-gpu' (no GPU needed):
 // the layouts, walked on the host by the kernels' own per-thread bodies (shared.hpp,
-// repetition_gpu.hpp) in
-// the kernels' block structure, give the cpu back end's sums; the groups respect their limits;
-// the records built the GPU way equal the host-collected records of 'repetition'.
+// repetition_gpu.hpp, cuda/common/densities.hpp) in the kernels' block and pass structure, give
+// the cpu back end's sums -- one density of charges, and every kind of source (charges,
+// dipoles, both) x output (potential, field, Hessian) for several densities, in batches; the
+// groups respect their limits and the tiles the shared memory; the records built the GPU way
+// equal the host-collected records of 'repetition' and carry every strength of a batch; the
+// charge path's buffers are what the problem asks.
 #include <gtest/gtest.h>
 
 #ifdef MLFMA2D_WITH_CUDA
@@ -13,9 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "kernel/pair.hpp"
 #include "mlfma2d/io.hpp"
 #include "nearfield/backend.hpp"
 #include "nearfield/cuda/common/backend_util.hpp"
+#include "nearfield/cuda/common/charge_io.hpp"
+#include "nearfield/cuda/common/densities.hpp"
 #include "nearfield/cuda/repetition/repetition.hpp"
 #include "nearfield/cuda/repetition_gpu/repetition_gpu.hpp"
 #include "nearfield/cuda/shared/shared.hpp"
@@ -27,42 +33,70 @@ namespace mlfma2d {
 namespace {
 
 using cuda::SharedLayout;
-
+using testing::DensityCase;
+using testing::DensitySums;
 using testing::Geometry;
+using testing::Strengths;
 // This file's point sets (testing::try_geometry's seed).
 constexpr std::uint64_t kSeed = 31;
-using testing::rel_diff;
-using testing::Sums;
+// The strengths' seed.
+constexpr std::uint64_t kStrengthSeed = 5;
 
-// The cpu back end's sums with the field: the reference.
-Sums cpu_sums(const Geometry& g) {
-  return testing::run_backend("cpu", g, true);
+/// The strengths of s in tree order, each kind nd arrays of n_sources (density d at d * ns).
+struct TreeStrengths {
+  std::vector<double> q, mx, my;
+  TreeStrengths(const Geometry& g, const Strengths& s, int nd) {
+    const std::size_t ns = g.tree.n_sources();
+    auto gather = [&](const std::vector<double>& caller, std::vector<double>* tree) {
+      if (caller.empty()) return;
+      tree->resize(caller.size());
+      for (int d = 0; d < nd; ++d)
+        cuda::gather_tree_order(g.problem, caller.data() + d * ns, tree->data() + d * ns);
+    };
+    gather(s.q, &q);
+    gather(s.mx, &mx);
+    gather(s.my, &my);
+  }
+};
+
+/// The outputs of s moved on to density `first` (NearFieldOut's arrays; null where not asked).
+cuda::NearFieldOut outputs_from(DensitySums* s, std::size_t first) {
+  auto at = [&](std::vector<double>& v) { return v.empty() ? nullptr : v.data() + first; };
+  return {at(s->phi), at(s->ex), at(s->ey), at(s->hxx), at(s->hxy)};
 }
 
-/// The shared kernel run on the host: block by block, the union staged into vectors, each
-/// thread's body called as the kernel calls it (the tiles of the dense path included).
-Sums emulate_shared(const Geometry& g, const SharedLayout& l) {
+/// One pass of the shared kernel on the host: block by block, the union staged as the kernel
+/// stages it (x, y, then the batch's strengths, channel d * per + k at w[c * tile + e]), each
+/// thread's body called as the kernel calls it, dense groups in tiles of `tile` (the kernel's
+/// kTile); the sums stored by the kernel's store_sums.
+template <int kOrder, bool kCharge, bool kDipole, int kNd>
+void emulate_pass(const Geometry& g, const SharedLayout& l, const TreeStrengths& w,
+                  const cuda::DensityBatch& b, int tile, DensitySums* out) {
+  constexpr int kPer = cuda::channels_per_density(kCharge, kDipole);
   const Tree& tree = g.tree;
-  const std::size_t nt = tree.n_targets();
-  std::vector<double> q_tree(tree.n_sources());
-  cuda::gather_tree_order(g.problem, g.pts.q.data(), q_tree.data());
-  Sums out{std::vector<double>(nt, NAN), std::vector<double>(nt, NAN),
-           std::vector<double>(nt, NAN)};
-  std::vector<double> sx(l.tile), sy(l.tile), sq(l.tile);
-  auto stage = [&](std::int64_t ub, std::int64_t from, std::int64_t count) {
+  const std::size_t ns = tree.n_sources(), nt = tree.n_targets();
+  ASSERT_LE(l.tile, tile);
+  std::vector<double> sx(tile), sy(tile), sw(std::size_t(kNd * kPer * tile), NAN);
+  // The pass's strengths from its first density on, as the back end launches it.
+  auto from = [&](const std::vector<double>& v) {
+    return v.empty() ? nullptr : v.data() + std::size_t(b.first) * ns;
+  };
+  const cuda::SharedPass pass{from(w.q),        from(w.mx),       from(w.my),
+                              std::int64_t(ns), std::int64_t(nt), b.count};
+  auto stage = [&](std::int64_t ub, std::int64_t first, std::int64_t count) {
     for (std::int64_t e = 0; e < count; ++e) {
-      const std::int32_t j = l.union_src[ub + from + e];
+      const std::int32_t j = l.union_src[ub + first + e];
       sx[e] = tree.sx[j];
       sy[e] = tree.sy[j];
-      sq[e] = q_tree[j];
+      cuda::stage_strengths<kCharge, kDipole, kNd>(pass, j, sw.data(), tile, int(e));
     }
   };
-  auto write = [&](std::int64_t slot, double phi, double ex, double ey) {
-    const std::int64_t to = tree.tgt_index()[l.slot_tgt[slot]];
-    EXPECT_TRUE(std::isnan(out.phi[to])) << "target " << to << " written twice";
-    out.phi[to] = phi;
-    out.ex[to] = ex;
-    out.ey[to] = ey;
+  const cuda::Staged staged{sx.data(), sy.data(), sw.data(), tile};
+  const cuda::NearFieldOut to = outputs_from(out, std::size_t(b.first) * nt);
+  auto store = [&](std::int64_t slot, const PairSums* acc) {
+    const std::int64_t i = tree.tgt_index()[l.slot_tgt[slot]];
+    EXPECT_TRUE(std::isnan(to.phi[i])) << "target " << i << " written twice";
+    cuda::store_sums<kOrder, kNd>(acc, to, std::int64_t(nt), i, b.count);
   };
   for (std::int64_t g_ = 0; g_ < l.groups(); ++g_) {
     const std::int64_t sb = l.group_slot[g_], se = l.group_slot[g_ + 1];
@@ -72,13 +106,12 @@ Sums emulate_shared(const Geometry& g, const SharedLayout& l) {
       EXPECT_LE(u, l.tile);
       stage(ub, 0, u);
       for (std::int64_t slot = sb; slot < se; ++slot) {
-        const std::int32_t i = l.slot_tgt[slot];
-        const std::int32_t leaf = l.slot_leaf[slot];
-        double phi = 0, ex = 0, ey = 0;
-        cuda::segment_sum<true>(sx.data(), sy.data(), sq.data(), tree.tx()[i], tree.ty()[i],
-                                l.seg.data() + 2 * l.leaf_seg[leaf], l.leaf_n[leaf], &phi, &ex,
-                                &ey);
-        write(slot, phi, ex, ey);
+        const std::int32_t i = l.slot_tgt[slot], leaf = l.slot_leaf[slot];
+        PairSums acc[kNd];
+        cuda::segment_sum<kOrder, kCharge, kDipole, kNd>(staged, tree.tx()[i], tree.ty()[i],
+                                                         l.seg.data() + 2 * l.leaf_seg[leaf],
+                                                         l.leaf_n[leaf], b.count, acc);
+        store(slot, acc);
       }
       continue;
     }
@@ -86,15 +119,33 @@ Sums emulate_shared(const Geometry& g, const SharedLayout& l) {
     EXPECT_EQ(l.slot_leaf[sb], l.slot_leaf[se - 1]);
     for (std::int64_t slot = sb; slot < se; ++slot) {
       const std::int32_t i = l.slot_tgt[slot];
-      double phi = 0, ex = 0, ey = 0;
-      for (std::int64_t t0 = 0; t0 < u; t0 += l.tile) {
-        const std::int64_t n = std::min<std::int64_t>(l.tile, u - t0);
+      PairSums acc[kNd];
+      for (std::int64_t t0 = 0; t0 < u; t0 += tile) {
+        const std::int64_t n = std::min<std::int64_t>(tile, u - t0);
         stage(ub, t0, n);
-        cuda::dense_sum<true>(sx.data(), sy.data(), sq.data(), tree.tx()[i], tree.ty()[i],
-                              std::int32_t(n), &phi, &ex, &ey);
+        cuda::dense_sum<kOrder, kCharge, kDipole, kNd>(staged, tree.tx()[i], tree.ty()[i],
+                                                       std::int32_t(n), b.count, acc);
       }
-      write(slot, phi, ex, ey);
+      store(slot, acc);
     }
+  }
+}
+
+/// The shared back end's evaluation on the host: pass by pass as its pipeline launches them,
+/// each in dense tiles of the kernel's tile, or of the layout's (`kernel_tiles` false: a layout
+/// built for a tiny tile).
+DensitySums emulate_shared(const Geometry& g, const SharedLayout& l, const DensityCase& c,
+                           const Strengths& s, bool kernel_tiles = true) {
+  const TreeStrengths w(g, s, c.nd);
+  DensitySums out(std::size_t(c.nd) * g.tree.n_targets(), c);
+  const int order = c.hessian ? kHessian : c.field ? kField : kPotential;
+  const int per = cuda::channels_per_density(c.charges, c.dipoles);
+  for (const cuda::DensityBatch& b : cuda::density_batches(c.nd)) {
+    const int tile = kernel_tiles ? cuda::shared_tile(order, per, b.width) : l.tile;
+    cuda::dispatch_batch(order, c.charges, c.dipoles, b.width, [&](auto o, auto q, auto d, auto n) {
+      emulate_pass<decltype(o)::value, decltype(q)::value, decltype(d)::value, decltype(n)::value>(
+          g, l, w, b, tile, &out);
+    });
   }
   return out;
 }
@@ -126,33 +177,91 @@ void check_layout(const Geometry& g, const SharedLayout& l) {
   }
 }
 
+/// The cpu back end's sums for case c: the reference.
+DensitySums cpu_sums(const Geometry& g, const DensityCase& c, const Strengths& s) {
+  return testing::run_backend("cpu", g, c, s);
+}
+
 using testing::SetCase;
 using Case = SetCase;
 
 class FastLayoutTest : public ::testing::TestWithParam<Case> {};
 
-/// The kernel's block shape (128 targets, 1024-source tiles) and a tiny one (4
-/// targets, 16-source tiles: many dense groups, batches and tiles), CT 1/15/200, offsets -2..+3.
+/// One density of charges, potential and field (the classic kernel): the kernel's block shape
+/// (128 targets, 1024-source tiles) and a tiny one (4 targets, 16-source tiles: many dense
+/// groups, batches and tiles), CT 1/15/200, offsets -2..+3.
 TEST_P(FastLayoutTest, SharedEmulationIsEquivalentToReference) {
   const Case& c = GetParam();
   testing::for_each_tree(
       c.shape, c.separate, c.kind, kSeed, {1, 2, 7, 700}, [&](const Geometry& g) {
-        const Sums ref = cpu_sums(g);
+        const DensityCase dc{1, true, false, true, false};
+        const Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kStrengthSeed);
+        const DensitySums ref = cpu_sums(g, dc, s);
         for (auto [block, tile] : {std::pair<int, int>{cuda::kSharedBlock, cuda::kSharedTile},
                                    std::pair<int, int>{4, 16}}) {
           SCOPED_TRACE("block " + std::to_string(block) + ", tile " + std::to_string(tile));
           const SharedLayout l = cuda::shared_layout(g.problem, block, tile);
           check_layout(g, l);
-          const Sums s = emulate_shared(g, l);
-          EXPECT_LE(rel_diff(s.phi, ref.phi), 1e-12);
-          EXPECT_LE(rel_diff(s.ex, ref.ex), 1e-12);
-          EXPECT_LE(rel_diff(s.ey, ref.ey), 1e-12);
+          testing::expect_density_equivalent(emulate_shared(g, l, dc, s, tile == l.tile), ref, 1);
         }
       });
 }
 
-/// Records built element by element as a warp builds them (32 lanes) equal the records the
-/// 'repetition' back end collects on the host, bit for bit.
+/// Every kind of source x output for nd = 1 and 3 (3: one 4-wide pass with 3 active
+/// densities): the layout built for the problem's tile (shared_layout_tile, smaller than the
+/// classic 1024 where a source carries more strengths) and a tiny one, against the cpu back end.
+TEST_P(FastLayoutTest, SharedEmulationOfEveryKindIsEquivalentToReference) {
+  const Case& c = GetParam();
+  for (int ct : {1, 15, 200}) {
+    for (int offset : {-2, 0, 2}) {
+      SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset));
+      Geometry g;
+      if (!testing::try_geometry(&g, c.shape, 500, c.separate, ct, offset, kSeed, c.kind)) continue;
+      for (const DensityCase& dc : testing::density_cases({1, 3})) {
+        SCOPED_TRACE(testing::describe(dc));
+        const Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kStrengthSeed);
+        const DensitySums ref = cpu_sums(g, dc, s);
+        const NearFieldProblem p = testing::density_problem(g, dc);
+        const SharedLayout l =
+            cuda::shared_layout(p, cuda::kSharedBlock, cuda::shared_layout_tile(p));
+        check_layout(g, l);
+        testing::expect_density_equivalent(emulate_shared(g, l, dc, s), ref, dc.nd);
+        const SharedLayout tiny = cuda::shared_layout(p, 4, 16);
+        testing::expect_density_equivalent(emulate_shared(g, tiny, dc, s, false), ref, dc.nd);
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
+/// The record arrays of g (the tree's coordinates and near lists, as 'repetition-gpu' uploads
+/// them), `tgt_leaf` the target leaves.
+cuda::RecordArrays record_geometry(const Geometry& g, const std::vector<std::int32_t>& tgt_leaf) {
+  cuda::RecordArrays a;
+  a.tx = g.tree.tx();
+  a.ty = g.tree.ty();
+  a.sx = g.tree.sx.data();
+  a.sy = g.tree.sy.data();
+  a.tgt_leaf = tgt_leaf.data();
+  a.leaf_seg = g.plan.near.range_begin.data();
+  a.leaf_n = g.plan.near.sources.data();
+  a.seg = g.plan.near.range.data();
+  return a;
+}
+
+/// Every target's record built element by element as a warp builds it (32 lanes).
+std::vector<double> warp_records(const cuda::RecordArrays& a, std::int64_t nt,
+                                 std::int64_t stride) {
+  std::vector<double> out(std::size_t(nt * stride), -1.0);
+  for (std::int64_t i = 0; i < nt; ++i)
+    for (int lane = 0; lane < 32; ++lane)
+      cuda::fill_record(a, i, lane, 32, out.data() + i * stride);
+  return out;
+}
+
+/// Records built the GPU way (one density of charges) equal the records the 'repetition' back
+/// end collects on the host, bit for bit, and the papers' kernel body over them gives the cpu
+/// sums.
 TEST_P(FastLayoutTest, GpuRecordsEqualHostRecords) {
   const Case& c = GetParam();
   for (int ct : {1, 15, 200}) {
@@ -163,48 +272,121 @@ TEST_P(FastLayoutTest, GpuRecordsEqualHostRecords) {
       const Tree& tree = g.tree;
       const std::int64_t nt = std::int64_t(tree.n_targets());
       const std::int64_t stride = cuda::repetition_stride(g.problem);
-      std::vector<double> q_tree(tree.n_sources());
-      cuda::gather_tree_order(g.problem, g.pts.q.data(), q_tree.data());
+      const DensityCase dc{1, true, false, true, false};
+      const Strengths s = testing::make_strengths(tree.n_sources(), dc, kStrengthSeed);
+      const TreeStrengths w(g, s, 1);
       const NearField& nf = g.plan.near;
-      const auto& near = nf.sources;
-      cuda::Chunk all{0, std::int64_t(nf.leaves()), 0, nt, 0};
       std::vector<double> host(std::size_t(nt * stride), -1.0);
-      cuda::collect_repetition_chunk(g.problem, all, q_tree.data(), stride, host.data());
-
+      cuda::collect_repetition_chunk(g.problem, cuda::Chunk{0, std::int64_t(nf.leaves()), 0, nt, 0},
+                                     w.q.data(), stride, host.data());
       const std::vector<std::int32_t> tgt_leaf = cuda::target_leaves(g.problem);
-      cuda::RecordArrays a;
-      a.tx = tree.tx();
-      a.ty = tree.ty();
-      a.sx = tree.sx.data();
-      a.sy = tree.sy.data();
-      a.q = q_tree.data();
-      a.tgt_leaf = tgt_leaf.data();
-      a.leaf_seg = nf.range_begin.data();
-      a.leaf_n = nf.sources.data();
-      a.seg = nf.range.data();
-      std::vector<double> dev(std::size_t(nt * stride), -1.0);
-      for (std::int64_t i = 0; i < nt; ++i) {
-        for (int lane = 0; lane < 32; ++lane) {
-          cuda::fill_record(a, i, lane, 32, dev.data() + i * stride);
-        }
-      }
+      const cuda::RecordArrays a = cuda::batch_records(
+          record_geometry(g, tgt_leaf), cuda::DensityBatch{}, w.q.data(), nullptr, nullptr, 0);
+      ASSERT_EQ(a.channels, 1);
+      const std::vector<double> dev = warp_records(a, nt, stride);
       for (std::int64_t i = 0; i < nt; ++i) {
         const auto n = std::int64_t(host[i * stride + 2]);
-        EXPECT_EQ(n, near[tgt_leaf[i]]);
-        for (std::int64_t e = 0; e < 3 + 3 * n; ++e) {
+        EXPECT_EQ(n, nf.sources[tgt_leaf[i]]);
+        for (std::int64_t e = 0; e < 3 + 3 * n; ++e)
           ASSERT_EQ(dev[i * stride + e], host[i * stride + e])
               << "target " << i << " element " << e;
-        }
       }
       // And the unchanged repetition body over them gives the cpu sums.
-      std::vector<double> phi(nt), ex(nt), ey(nt);
-      const cuda::NearFieldOut out{phi.data(), ex.data(), ey.data()};
+      DensitySums tree_order(std::size_t(nt), dc), out(std::size_t(nt), dc);
       for (std::int64_t i = 0; i < nt; ++i)
-        cuda::repetition_target<true>(dev.data(), stride, i, out);
-      const Sums ref = cpu_sums(g);
-      std::vector<double> caller(nt);
-      for (std::int64_t i = 0; i < nt; ++i) caller[tree.tgt_index()[i]] = phi[i];
-      EXPECT_LE(rel_diff(caller, ref.phi), 1e-12);
+        cuda::repetition_target<true>(dev.data(), stride, i, outputs_from(&tree_order, 0));
+      for (std::int64_t i = 0; i < nt; ++i) {
+        const std::int64_t to = tree.tgt_index()[i];
+        out.phi[to] = tree_order.phi[i];
+        out.ex[to] = tree_order.ex[i];
+        out.ey[to] = tree_order.ey[i];
+      }
+      testing::expect_density_equivalent(out, cpu_sums(g, dc, s), 1);
+    }
+  }
+}
+
+/// One pass of the general record kernel on the host: record_sums over every target's record,
+/// the sums scattered to caller order as the back end's scatter does.
+template <int kOrder, bool kCharge, bool kDipole, int kNd>
+void record_pass(const Geometry& g, const std::vector<double>& records, std::int64_t stride,
+                 const cuda::DensityBatch& b, DensitySums* out) {
+  const std::int64_t nt = std::int64_t(g.tree.n_targets());
+  DensityCase tc{b.count, kCharge, kDipole, out->ex.size() > 0, kOrder >= kHessian};
+  DensitySums chunk(std::size_t(nt) * std::size_t(b.count), tc);
+  for (std::int64_t i = 0; i < nt; ++i)
+    cuda::record_sums<kOrder, kCharge, kDipole, kNd>(records.data(), stride, i, b.count,
+                                                     outputs_from(&chunk, 0), nt);
+  const cuda::NearFieldOut from = outputs_from(&chunk, 0);
+  const cuda::NearFieldOut to = outputs_from(out, std::size_t(b.first) * std::size_t(nt));
+  for (int d = 0; d < b.count; ++d) {
+    for (std::int64_t i = 0; i < nt; ++i) {
+      const std::int64_t k = d * nt + i, at = d * nt + g.tree.tgt_index()[i];
+      for (auto [f, t] :
+           {std::pair{from.phi, to.phi}, std::pair{from.ex, to.ex}, std::pair{from.ey, to.ey},
+            std::pair{from.hxx, to.hxx}, std::pair{from.hxy, to.hxy}})
+        if (t) t[at] = f[k];
+    }
+  }
+}
+
+/// The general records, pass by pass: element by element, each source's coordinates and then
+/// its strengths density by density (q, mx, my of the kinds carried) as the tree holds them;
+/// the general kernel's body over them gives the cpu sums, for every kind x output and nd = 1,
+/// 3 and 10 (8 + a 2-wide pass).
+TEST_P(FastLayoutTest, GpuRecordsOfEveryKindAreEquivalentToReference) {
+  const Case& c = GetParam();
+  for (int ct : {1, 15, 200}) {
+    SCOPED_TRACE("ct " + std::to_string(ct));
+    Geometry g;
+    if (!testing::try_geometry(&g, c.shape, 400, c.separate, ct, 0, kSeed, c.kind)) continue;
+    const NearField& nf = g.plan.near;
+    const std::int64_t nt = std::int64_t(g.tree.n_targets()), ns = std::int64_t(g.tree.n_sources());
+    const std::vector<std::int32_t> tgt_leaf = cuda::target_leaves(g.problem);
+    for (const DensityCase& dc : testing::density_cases({1, 3, 10})) {
+      SCOPED_TRACE(testing::describe(dc));
+      const Strengths s = testing::make_strengths(std::size_t(ns), dc, kStrengthSeed);
+      const TreeStrengths w(g, s, dc.nd);
+      const int per = cuda::channels_per_density(dc.charges, dc.dipoles);
+      const int order = dc.hessian ? kHessian : dc.field ? kField : kPotential;
+      DensitySums out(std::size_t(dc.nd * nt), dc);
+      for (const cuda::DensityBatch& b : cuda::density_batches(dc.nd)) {
+        auto ptr = [](const std::vector<double>& v) { return v.empty() ? nullptr : v.data(); };
+        const cuda::RecordArrays a = cuda::batch_records(record_geometry(g, tgt_leaf), b, ptr(w.q),
+                                                         ptr(w.mx), ptr(w.my), ns);
+        ASSERT_EQ(a.channels, b.count * per);
+        const std::int64_t stride = cuda::record_stride(g.problem, a.channels);
+        const std::vector<double> rec = warp_records(a, nt, stride);
+        for (std::int64_t i = 0; i < nt; ++i) {
+          const double* r = rec.data() + i * stride;
+          const std::int64_t leaf = tgt_leaf[i], n = nf.sources[leaf];
+          ASSERT_EQ(r[0], g.tree.tx()[i]);
+          ASSERT_EQ(r[2], double(n));
+          std::int64_t k = 0;
+          for (std::int64_t q = nf.range_begin[leaf]; q < nf.range_begin[leaf + 1]; ++q) {
+            for (std::int64_t j = nf.range[2 * q]; j < nf.range[2 * q + 1]; ++j, ++k) {
+              const double* e = r + 3 + k * (2 + a.channels);
+              ASSERT_EQ(e[0], g.tree.sx[j]) << "target " << i << ", source " << k;
+              ASSERT_EQ(e[1], g.tree.sy[j]);
+              for (int d = 0; d < b.count; ++d) {
+                const std::size_t at = std::size_t((b.first + d) * ns + j);
+                const double* v = e + 2 + d * per;
+                if (dc.charges) ASSERT_EQ(v[0], w.q[at]) << "density " << b.first + d;
+                if (dc.dipoles) ASSERT_EQ(v[per - 2], w.mx[at]) << "density " << b.first + d;
+                if (dc.dipoles) ASSERT_EQ(v[per - 1], w.my[at]) << "density " << b.first + d;
+              }
+            }
+          }
+          ASSERT_EQ(k, n);
+        }
+        cuda::dispatch_batch(
+            order, dc.charges, dc.dipoles, b.width, [&](auto o, auto q, auto d, auto n) {
+              record_pass<decltype(o)::value, decltype(q)::value, decltype(d)::value,
+                          decltype(n)::value>(g, rec, stride, b, &out);
+            });
+      }
+      testing::expect_density_equivalent(out, cpu_sums(g, dc, s), dc.nd);
+      if (::testing::Test::HasFailure()) return;
     }
   }
 }
@@ -219,6 +401,28 @@ std::vector<Case> layout_sets() {
 INSTANTIATE_TEST_SUITE_P(Sets, FastLayoutTest, ::testing::ValuesIn(layout_sets()),
                          testing::set_case_test_name);
 
+/// Several densities in wider passes: nd = 2 (one 2-wide pass), 5 (one 8-wide, 5 active), 8,
+/// 10 (8 + a 2-wide pass), 19 (8 + 8 + a 4-wide pass with 3 active), every kind at the
+/// Hessian with the field, and potentials of charges, on a clustered set.
+TEST(FastLayout, SharedEmulationOfWideBatchesIsEquivalentToReference) {
+  for (int ct : {15, 200}) {
+    Geometry g;
+    ASSERT_TRUE(testing::try_geometry(&g, "clusters", 800, false, ct, 0, kSeed));
+    for (int nd : {2, 5, 8, 10, 19}) {
+      for (const DensityCase dc :
+           {DensityCase{nd, true, false, false, false}, DensityCase{nd, true, false, true, true},
+            DensityCase{nd, false, true, true, true}, DensityCase{nd, true, true, true, true}}) {
+        SCOPED_TRACE("ct " + std::to_string(ct) + ", " + testing::describe(dc));
+        const Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kStrengthSeed);
+        const NearFieldProblem p = testing::density_problem(g, dc);
+        const SharedLayout l =
+            cuda::shared_layout(p, cuda::kSharedBlock, cuda::shared_layout_tile(p));
+        testing::expect_density_equivalent(emulate_shared(g, l, dc, s), cpu_sums(g, dc, s), nd);
+      }
+    }
+  }
+}
+
 TEST(FastLayout, GroupsFillTheBlocks) {
   Geometry g;
   testing::try_geometry(&g, "uniform", 100000, false, 15, 0, kSeed);
@@ -228,6 +432,150 @@ TEST(FastLayout, GroupsFillTheBlocks) {
   EXPECT_GT(mean, 0.8 * cuda::kSharedBlock);
   const double unions = double(l.union_src.size()) / double(g.tree.n_sources());
   EXPECT_LT(unions, 4.0);  // staged sources per target: far below the near-list size (~9 D)
+}
+
+/// The passes cover every density once, in order, each with a compiled width; whole batches of
+/// 8, the rest in one pass (3: one 4-wide pass with 3 active).
+TEST(FastLayout, DensityBatchesCoverEveryDensityOnce) {
+  for (int nd = 1; nd <= 1024; nd += nd < 40 ? 1 : 97) {
+    SCOPED_TRACE("nd " + std::to_string(nd));
+    const std::vector<cuda::DensityBatch> batches = cuda::density_batches(nd);
+    int next = 0;
+    for (const cuda::DensityBatch& b : batches) {
+      EXPECT_EQ(b.first, next);
+      EXPECT_GE(b.count, 1);
+      EXPECT_LE(b.count, b.width);
+      EXPECT_TRUE(b.width == 1 || b.width == 2 || b.width == 4 || b.width == 8) << b.width;
+      EXPECT_LT(b.width, 2 * b.count) << "a narrower kernel would do";
+      next += b.count;
+    }
+    EXPECT_EQ(next, nd);
+    EXPECT_EQ(batches.size(), std::size_t((nd + cuda::kMaxBatch - 1) / cuda::kMaxBatch));
+    EXPECT_EQ(cuda::widest_batch(nd), batches.front().width);
+  }
+  const std::vector<cuda::DensityBatch> three = cuda::density_batches(3);
+  ASSERT_EQ(three.size(), 1u);
+  EXPECT_EQ(three[0].width, 4);
+}
+
+/// Each kernel's tile and the blocks its launch bounds ask fit an SM (228 KiB of shared memory,
+/// 1 KiB a block kept; at most 48 KiB of static shared memory a block; 65536 registers, at
+/// least 64 a thread); the classic kernel keeps 1024 sources and 8 blocks; a problem's layout
+/// tile is the least of its passes'.
+TEST(FastLayout, TilesFitTheSharedMemoryOfTheirBlocks) {
+  EXPECT_EQ(cuda::shared_tile(kPotential, 1, 1), 1024);
+  EXPECT_EQ(cuda::shared_tile(kField, 1, 1), 1024);
+  EXPECT_EQ(cuda::shared_blocks_per_sm(kPotential, 1, 1), 8);
+  EXPECT_EQ(cuda::shared_blocks_per_sm(kField, 1, 1), 8);
+  for (int order : {kPotential, kField, kHessian}) {
+    for (int per : {1, 2, 3}) {
+      for (int width : {1, 2, 4, 8}) {
+        SCOPED_TRACE("order " + std::to_string(order) + ", per " + std::to_string(per) +
+                     ", width " + std::to_string(width));
+        const int tile = cuda::shared_tile(order, per, width);
+        const int blocks = cuda::shared_blocks_per_sm(order, per, width);
+        const int bytes = 8 * tile * (2 + width * per);
+        EXPECT_GE(tile, 128);  // a multi-leaf group still holds a few leaves' near lists
+        EXPECT_EQ(tile % 32, 0);
+        EXPECT_LE(bytes, 48 * 1024);
+        EXPECT_LE(blocks * (bytes + 1024), 228 * 1024);
+        EXPECT_GE(65536 / (cuda::kSharedBlock * blocks), 64);
+        if (width > 1) {  // a wider pass: no more blocks, no larger tile (but the classic's)
+          EXPECT_LE(blocks, cuda::shared_blocks_per_sm(order, per, width / 2));
+          if (width > 2 || per > 1 || order == kHessian)
+            EXPECT_LE(tile, cuda::shared_tile(order, per, width / 2));
+        }
+      }
+    }
+  }
+  Geometry g;
+  ASSERT_TRUE(testing::try_geometry(&g, "uniform", 1000, false, 15, 0, kSeed));
+  for (const DensityCase& dc : testing::density_cases({1, 3, 10})) {
+    SCOPED_TRACE(testing::describe(dc));
+    const NearFieldProblem p = testing::density_problem(g, dc);
+    const int per = cuda::channels_per_density(dc.charges, dc.dipoles);
+    int least = 1 << 30;
+    for (const cuda::DensityBatch& b : cuda::density_batches(dc.nd))
+      least = std::min(least, cuda::shared_tile(p.order(), per, b.width));
+    EXPECT_EQ(cuda::shared_layout_tile(p), least);
+  }
+}
+
+/// The charge path's buffers: the strengths of the kinds carried, nd x n_sources each, in
+/// caller and in tree order, the source permutation, and only the outputs asked, nd x
+/// n_targets each; one density of charges as before issue 22.
+TEST(FastLayout, ChargePathHoldsWhatTheProblemAsks) {
+  for (const DensityCase& dc : testing::density_cases({1, 3, 1024})) {
+    SCOPED_TRACE(testing::describe(dc));
+    ChargeShape shape;
+    shape.n_sources = 1000;
+    shape.n_targets = 700;
+    shape.densities = dc.nd;
+    shape.charges = dc.charges;
+    shape.dipoles = dc.dipoles;
+    shape.field = dc.field;
+    shape.hessian = dc.hessian;
+    const cuda::ChargeIoSizes z(shape);
+    const std::size_t kinds = (dc.charges ? 1 : 0) + (dc.dipoles ? 2 : 0);
+    const std::size_t outputs = 1 + (dc.field ? 2 : 0) + (dc.hessian ? 2 : 0);
+    EXPECT_EQ(z.channels(), int(kinds) * dc.nd);
+    EXPECT_EQ(z.strength_doubles(), kinds * dc.nd * 1000);
+    EXPECT_EQ(z.output_doubles(), std::size_t(dc.nd) * 700);
+    for (int k = 0; k < cuda::ChargeIo::kOutputs; ++k)
+      EXPECT_EQ(z.wants(k), k == 0 || (k <= 2 ? dc.field : dc.hessian)) << "output " << k;
+    EXPECT_EQ(z.device_bytes(),
+              4 * 1000 + 2 * 8 * kinds * dc.nd * 1000 + 8 * outputs * std::size_t(dc.nd) * 700);
+  }
+  Geometry g;
+  ASSERT_TRUE(testing::try_geometry(&g, "uniform", 1000, true, 15, 0, kSeed));
+  for (bool field : {false, true}) {
+    NearFieldProblem p = g.problem;
+    p.field = field;
+    const std::size_t ns = p.n_sources, nt = p.n_targets;
+    EXPECT_EQ(cuda::ChargeIo::bytes(p), 4 * ns + 16 * ns + 8 * nt * (field ? 3 : 1));
+    EXPECT_EQ(cuda::resident_what(p), "the geometry kept on the device");
+    p.densities = 8;
+    EXPECT_EQ(cuda::resident_what(p),
+              "the geometry and the strengths and outputs of 8 densities kept on the device");
+  }
+}
+
+/// The reference itself: the cpu back end's sums of every kind x output equal a plain loop over
+/// each target's near sources through pair.hpp's accumulate_pair, density by density.
+TEST(FastLayout, ReferenceIsThePlainNearSum) {
+  Geometry g;
+  ASSERT_TRUE(testing::try_geometry(&g, "clusters", 600, true, 15, 0, kSeed, TreeKind::Adaptive));
+  const NearField& nf = g.plan.near;
+  const std::size_t ns = g.tree.n_sources(), nt = g.tree.n_targets();
+  for (const DensityCase& dc : testing::density_cases({2})) {
+    SCOPED_TRACE(testing::describe(dc));
+    const Strengths s = testing::make_strengths(ns, dc, kStrengthSeed);
+    const TreeStrengths w(g, s, dc.nd);
+    DensitySums plain(std::size_t(dc.nd) * nt, dc);
+    for (std::size_t b = 0; b < nf.leaves(); ++b) {
+      for (std::int64_t i = nf.leaf_tgt[b]; i < nf.leaf_tgt[b + 1]; ++i) {
+        for (int d = 0; d < dc.nd; ++d) {
+          PairSums a;
+          for (std::int64_t r = nf.range_begin[b]; r < nf.range_begin[b + 1]; ++r) {
+            for (std::int64_t j = nf.range[2 * r]; j < nf.range[2 * r + 1]; ++j) {
+              const std::size_t at = std::size_t(d) * ns + std::size_t(j);
+              const double q = dc.charges ? w.q[at] : 0, mx = dc.dipoles ? w.mx[at] : 0,
+                           my = dc.dipoles ? w.my[at] : 0;
+              const double x = g.tree.tx()[i], y = g.tree.ty()[i];
+              const double sx = g.tree.sx[j], sy = g.tree.sy[j];
+              // every kind and the Hessian: the unused sums are not compared
+              accumulate_pair<kHessian, true, true>(x, y, sx, sy, q, mx, my, &a);
+            }
+          }
+          const std::size_t to = std::size_t(d) * nt + std::size_t(g.tree.tgt_index()[i]);
+          plain.phi[to] = a.phi;
+          if (dc.field) plain.ex[to] = a.ex, plain.ey[to] = a.ey;
+          if (dc.hessian) plain.hxx[to] = a.hxx, plain.hxy[to] = a.hxy;
+        }
+      }
+    }
+    testing::expect_density_equivalent(cpu_sums(g, dc, s), plain, dc.nd);
+  }
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "nearfield/backend.hpp"
 #include "nearfield/cuda/common/cuda_common.hpp"
 #include "nearfield/cuda/repetition/repetition.hpp"
+#include "nearfield/cuda/repetition_gpu/repetition_gpu.hpp"
 #include "tests/near_field_geometry.hpp"
 #include "tests/test_util.hpp"
 #include "tree/plan.hpp"
@@ -327,6 +328,260 @@ TEST(GpuRepetitionGpu, IdenticalToRepetition) {
       if (n < 1000) expect_identical(run("repetition-gpu", g, true, 1), one);  // one per launch
     }
   }
+}
+
+// ---- Several densities, dipoles and the Hessian (issue 22).
+
+using testing::DensityCase;
+using testing::DensitySums;
+using testing::Strengths;
+// The strengths' seed.
+constexpr std::uint64_t kStrengthSeed = 9;
+
+/// The registry's device back ends whose rows take several densities in one pass, dipoles and
+/// the Hessian ('shared', 'repetition-gpu').
+std::vector<std::string> density_backends() {
+  std::vector<std::string> names;
+  for (const BackendRow& r : backend_rows())
+    if (r.runs_on_device && r.densities && r.dipoles && r.hessian) names.emplace_back(r.name);
+  return names;
+}
+
+/// Back end `name` against cpu on g for case c, the strengths made for the tree's sources.
+void expect_equivalent_densities(const std::string& name, const Geometry& g, const DensityCase& c,
+                                 std::size_t chunk_targets = 0) {
+  SCOPED_TRACE(testing::describe(c));
+  const Strengths s = testing::make_strengths(g.tree.n_sources(), c, kStrengthSeed);
+  const DensitySums gpu = testing::run_backend(name, g, c, s, chunk_targets);
+  testing::expect_density_equivalent(gpu, testing::run_backend("cpu", g, c, s), c.nd);
+  EXPECT_GT(gpu.timings.kernel, 0);
+}
+
+/// Uniform, clustered and graded point sets, on both trees.
+std::vector<testing::SetCase> density_sets() {
+  return {testing::SetCase{"uniform", false}, testing::SetCase{"clusters", false},
+          testing::SetCase{"clusters", true, TreeKind::Adaptive},
+          testing::SetCase{"graded-strip", false, TreeKind::Adaptive},
+          testing::SetCase{"graded-polygon", true, TreeKind::Adaptive}};
+}
+
+std::vector<Case> density_cases_of(const std::vector<std::string>& backends) {
+  std::vector<Case> out;
+  for (const std::string& b : backends)
+    for (const testing::SetCase& set : density_sets()) out.push_back(Case{b, set});
+  return out;
+}
+
+class GpuDensityTest : public ::testing::TestWithParam<Case> {};
+
+/// Charges, dipoles and both x potential, field, Hessian and both x nd = 1 and 3 (3: one pass of
+/// the 4-wide kernel with 3 densities active), against the cpu back end, on trees at CT 15 and
+/// 200 and level offsets -2, 0, +1 (multi-leaf groups built for the problem's smaller tile,
+/// dense groups of several tiles), 7 and 3000 points.
+TEST_P(GpuDensityTest, EveryKindIsEquivalentToReference) {
+  REQUIRE_CUDA_DEVICE();
+  const Case& c = GetParam();
+  for (int ct : {15, 200}) {
+    for (int offset : {-2, 0, 1}) {
+      for (std::size_t n : {std::size_t(7), std::size_t(3000)}) {
+        SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset) + ", n " +
+                     std::to_string(n));
+        Geometry g;
+        if (!testing::try_geometry(&g, c.set.shape, n, c.set.separate, ct, offset, kSeed,
+                                   c.set.kind))
+          continue;
+        for (const DensityCase& dc : testing::density_cases({1, 3}))
+          expect_equivalent_densities(c.backend, g, dc);
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
+/// Wider passes: nd = 5 (one 8-wide pass, 5 active) and 10 (8 + a 2-wide pass) of both kinds
+/// with field and Hessian, nd = 8 of charges with the field and of dipoles with the Hessian, on
+/// 20000 points (and repetition-gpu in chunks of 4000 targets).
+TEST_P(GpuDensityTest, WideBatchesAreEquivalentToReference) {
+  REQUIRE_CUDA_DEVICE();
+  const Case& c = GetParam();
+  Geometry g;
+  ASSERT_TRUE(
+      testing::try_geometry(&g, c.set.shape, 20000, c.set.separate, 15, 0, kSeed, c.set.kind));
+  for (const DensityCase& dc :
+       {DensityCase{5, true, true, true, true}, DensityCase{8, true, false, true, false},
+        DensityCase{8, false, true, false, true}, DensityCase{10, true, true, true, true}}) {
+    expect_equivalent_densities(c.backend, g, dc);
+    if (c.backend == "repetition-gpu") expect_equivalent_densities(c.backend, g, dc, 4000);
+  }
+}
+
+/// One setup, several strength vectors (nd = 3, both kinds, field and Hessian): buffers are
+/// reused and nothing of the last call leaks.
+TEST_P(GpuDensityTest, GeometryReuseWithNewStrengthsIsEquivalentToReference) {
+  REQUIRE_CUDA_DEVICE();
+  const Case& c = GetParam();
+  Geometry g;
+  ASSERT_TRUE(
+      testing::try_geometry(&g, c.set.shape, 30000, c.set.separate, 15, 0, kSeed, c.set.kind));
+  const DensityCase dc{3, true, true, true, true};
+  const NearFieldProblem p = testing::density_problem(g, dc, 5000);
+  auto gpu = make_near_field_backend(c.backend);
+  auto cpu = make_near_field_backend("cpu");
+  gpu->setup(p);
+  cpu->setup(p);
+  const std::size_t all = std::size_t(dc.nd) * g.tree.n_targets();
+  for (std::uint64_t k = 0; k < 3; ++k) {
+    SCOPED_TRACE("evaluation " + std::to_string(k));
+    const Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kStrengthSeed + k);
+    DensitySums a(all, dc), b(all, dc);
+    gpu->evaluate(s.sources(), a.outputs(), &a.timings);
+    cpu->evaluate(s.sources(), b.outputs(), &b.timings);
+    testing::expect_density_equivalent(a, b, dc.nd);
+    EXPECT_GT(a.timings.device_bytes, 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Densities, GpuDensityTest,
+                         ::testing::ValuesIn(density_cases_of(density_backends())), case_name);
+
+class GpuPapersDensityTest : public ::testing::TestWithParam<Case> {};
+
+/// The papers' back ends take one density of charges: the base class runs them once per
+/// density, equivalent to cpu for nd = 3, potential and field.
+TEST_P(GpuPapersDensityTest, LoopedOverDensitiesIsEquivalentToReference) {
+  REQUIRE_CUDA_DEVICE();
+  const Case& c = GetParam();
+  Geometry g;
+  ASSERT_TRUE(
+      testing::try_geometry(&g, c.set.shape, 3000, c.set.separate, 15, 0, kSeed, c.set.kind));
+  for (bool field : {false, true})
+    expect_equivalent_densities(c.backend, g, DensityCase{3, true, false, field, false});
+}
+
+INSTANTIATE_TEST_SUITE_P(Papers, GpuPapersDensityTest,
+                         ::testing::ValuesIn(density_cases_of({"indexing", "repetition"})),
+                         case_name);
+
+/// repetition-gpu in forced chunks (through chunk_targets and through gpu_memory) gives exactly
+/// the one-chunk answer for several densities of both kinds with the Hessian.
+TEST(GpuDensities, ChunkedRepetitionGpuIsIdenticalToOneChunk) {
+  REQUIRE_CUDA_DEVICE();
+  Geometry g;
+  ASSERT_TRUE(testing::try_geometry(&g, "clusters", 20000, true, 15, 0, kSeed, TreeKind::Adaptive));
+  const DensityCase dc{3, true, true, true, true};
+  const Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kStrengthSeed);
+  const DensitySums one = testing::run_backend("repetition-gpu", g, dc, s);
+  EXPECT_EQ(one.timings.chunks, 1u);
+  auto expect_identical = [&](const DensitySums& a) {
+    EXPECT_EQ(a.phi, one.phi);
+    EXPECT_EQ(a.ex, one.ex);
+    EXPECT_EQ(a.ey, one.ey);
+    EXPECT_EQ(a.hxx, one.hxx);
+    EXPECT_EQ(a.hxy, one.hxy);
+  };
+  for (std::size_t cap : {std::size_t(37), std::size_t(4000)}) {
+    SCOPED_TRACE("chunk_targets " + std::to_string(cap));
+    const DensitySums a = testing::run_backend("repetition-gpu", g, dc, s, cap);
+    EXPECT_GT(a.timings.chunks, 1u);
+    expect_identical(a);
+  }
+  // The resident arrays (the charge path's nd x 3 strengths and nd x 5 outputs among them) plus
+  // a quarter of the chunk's (a record of 9 strengths a source, 3 x 5 outputs a target) force at
+  // least 4 chunks, within the budget.
+  const std::size_t nt = g.tree.n_targets();
+  const std::size_t per_target =
+      8 * std::size_t(cuda::record_stride(testing::density_problem(g, dc), 9)) + 8 * 3 * 5;
+  const std::size_t resident = one.timings.device_bytes - nt * per_target;
+  const std::size_t budget = resident + nt * per_target / 4;
+  SCOPED_TRACE("gpu_memory " + std::to_string(budget));
+  const DensitySums a = testing::run_backend("repetition-gpu", g, dc, s, 0, budget);
+  EXPECT_GE(a.timings.chunks, 4u);
+  EXPECT_LE(a.timings.device_bytes, budget);
+  expect_identical(a);
+}
+
+/// A budget below what 8 densities' strengths and outputs need says so.
+TEST(GpuDensities, TinyBudgetNamesTheDensities) {
+  REQUIRE_CUDA_DEVICE();
+  Geometry g;
+  ASSERT_TRUE(testing::try_geometry(&g, "uniform", 5000, false, 15, 0, kSeed));
+  const DensityCase dc{8, true, true, true, true};
+  const Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kStrengthSeed);
+  for (const std::string& name : density_backends()) {
+    SCOPED_TRACE(name);
+    try {
+      testing::run_backend(name, g, dc, s, 0, 1000);
+      ADD_FAILURE() << "no exception for a 1000-byte budget";
+    } catch (const RuntimeFailure& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("back end '" + name +
+                       "': the geometry and the strengths and outputs of 8 "
+                       "densities kept on the device needs"),
+                std::string::npos)
+          << m;
+    }
+  }
+}
+
+/// The whole solver with a GPU near field for nd = 3 of charges and dipoles, field and Hessian:
+/// within eps of direct sums, and the cpu near field's answer on the same tree.
+TEST_P(GpuBackendByName, SolverWithDensitiesIsWithinEpsOfDirectSums) {
+  REQUIRE_CUDA_DEVICE();
+  const std::string name = GetParam();
+  std::string why;
+  if (!backend_takes(name, BackendNeeds{true, true}, &why)) GTEST_SKIP() << why;
+  const PointSet pts = generate_points("clusters", 20000, 5);
+  const std::size_t n = pts.x.size();
+  const int nd = 3;
+  const Strengths s = testing::make_strengths(n, DensityCase{nd, true, true}, kStrengthSeed);
+  Options o;
+  o.eps = 1e-8;
+  o.tree = "uniform";  // the same tree and plan for every back end
+  o.ct = 32;
+  o.densities = nd;
+  o.dipoles = true;
+  o.field = true;
+  o.hessian = true;
+  o.backend = name;
+  // Charges q, dipoles of strengths mx along one orientation per source (my's first 2N values).
+  const Densities in{s.q.data(), s.mx.data(), s.my.data(), false};
+  Solver gpu(pts.x, pts.y, o);
+  const Result r = gpu.evaluate(in);
+  o.backend = "cpu";
+  Solver cpu(pts.x, pts.y, o);
+  const Result c = cpu.evaluate(in);
+  std::vector<std::size_t> which;
+  for (std::size_t i = 0; i < n; i += 41) which.push_back(i);
+  const std::size_t m = which.size();
+  std::vector<double> phi(nd * m), ex(nd * m), ey(nd * m), hxx(nd * m), hxy(nd * m), hyy(nd * m);
+  DirectOptions direct;
+  direct.densities = nd;
+  direct.dipoles = true;
+  direct.field = true;
+  direct.hessian = true;
+  direct_sum(pts.x, pts.y, pts.x, pts.y, in, direct, which,
+             Outputs{phi.data(), ex.data(), ey.data(), hxx.data(), hxy.data(), hyy.data()});
+  for (int k = 0; k < nd; ++k) {
+    SCOPED_TRACE("density " + std::to_string(k));
+    auto sample = [&](const std::vector<double>& a) {
+      std::vector<double> out;
+      for (std::size_t i : which) out.push_back(a[k * n + i]);
+      return out;
+    };
+    auto ref = [&](const std::vector<double>& a) {
+      return std::vector<double>(a.begin() + k * m, a.begin() + (k + 1) * m);
+    };
+    EXPECT_LE(error_norms(sample(r.potential), ref(phi)).rel_l2, o.eps);
+    EXPECT_LE(error_norms(sample(r.field_x), sample(r.field_y), ref(ex), ref(ey)).rel_l2, o.eps);
+    EXPECT_LE(error_norms(sample(r.hessian_xx), sample(r.hessian_xy), ref(hxx), ref(hxy)).rel_l2,
+              o.eps);
+  }
+  ASSERT_EQ(cpu.stats().levels, gpu.stats().levels);  // the same tree: the same sums
+  EXPECT_LE(rel_diff(r.potential, c.potential), 1e-12);
+  EXPECT_LE(rel_diff(r.field_x, c.field_x), 1e-12);
+  EXPECT_LE(rel_diff(r.field_y, c.field_y), 1e-12);
+  EXPECT_LE(rel_diff(r.hessian_xx, c.hessian_xx), 1e-12);
+  EXPECT_LE(rel_diff(r.hessian_xy, c.hessian_xy), 1e-12);
 }
 
 }  // namespace

@@ -56,6 +56,10 @@ void expect_same_points(const PointSet& a, const PointSet& b) {
   EXPECT_TRUE(same_bits(a.q, b.q));
   EXPECT_TRUE(same_bits(a.tx, b.tx));
   EXPECT_TRUE(same_bits(a.ty, b.ty));
+  EXPECT_EQ(a.densities, b.densities);
+  EXPECT_TRUE(same_bits(a.dipole_strengths, b.dipole_strengths));
+  EXPECT_TRUE(same_bits(a.dipole_vectors, b.dipole_vectors));
+  EXPECT_EQ(a.vectors_per_density, b.vectors_per_density);
 }
 
 ::testing::AssertionResult same_bits(const std::vector<double>& a, const std::vector<double>& b) {

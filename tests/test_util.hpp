@@ -33,7 +33,7 @@ double field_rel_l2(const std::vector<double>& fx, const std::vector<double>& fy
 void set_one_signal_line(ElectrostaticSolution* s, double c, double inductance, double z0,
                          double eps_eff, double velocity);
 
-/// Every array of a and b equal bit for bit (same_bits).
+/// Every array of a and b equal bit for bit (same_bits), and the same nd and layout.
 void expect_same_points(const PointSet& a, const PointSet& b);
 
 /// Bit-for-bit equality, so -0.0 and NaN payloads count too.

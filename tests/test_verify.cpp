@@ -1,6 +1,7 @@
 // The --verify verdict (app/inputs.hpp verify()): the errors against the tolerance max(eps,
 // accuracy floor) when p came from eps, only finiteness with --terms, a non-finite error always
-// failing. On synthetic references, so each case is exact.
+// failing; every output of every density, the worst named. On synthetic references, so each case
+// is exact.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -115,6 +116,53 @@ TEST(ErrorNorms, NaNAndInfPropagate) {
   EXPECT_NEAR(error_norms({3, 0}, {0, 0}).rel_l2, 3, 1e-15);  // a zero reference: absolute
 }
 
+// Two densities at 2 targets with the Hessian: density 1's Hessian off by `hessian_rel`.
+struct TwoDensities {
+  Reference ref;
+  Result result;
+  explicit TwoDensities(double hessian_rel) {
+    ref.n_checked = 2;
+    ref.densities = 2;
+    ref.hessian = true;
+    ref.phi = {1, 1, 2, 2};
+    ref.hxx = {1, 1, 1, 1};
+    ref.hxy = {0, 0, 0, 0};
+    ref.hyy = {-1, -1, -1, -1};
+    result.potential = {1 + 1e-9, 1, 2, 2 * (1 + 1e-10)};
+    result.hessian_xx = {1, 1, 1 + hessian_rel, 1 + hessian_rel};
+    result.hessian_xy = {0, 0, 0, 0};
+    result.hessian_yy = {-1, -1, -1, -1};
+  }
+};
+
+TEST(Verify, EveryDensitysHessianIsJudgedAndTheWorstNamed) {
+  const TwoDensities ok(1e-9);
+  Verification v = verify(ok.ref, ok.result, 1e-8, true, 0);
+  EXPECT_TRUE(v.passed) << v.failure;
+  ASSERT_EQ(v.per_density.size(), 2u);
+  EXPECT_EQ(v.worst, 0);  // the potential: density 0 is off by 1e-9 / sqrt(2), density 1 less
+  EXPECT_NEAR(v.rel_l2, 1e-9 / std::sqrt(2.0), 1e-15);
+  EXPECT_TRUE(v.has_hessian);
+  EXPECT_EQ(v.hessian_worst, 1);
+  EXPECT_NEAR(v.hessian_rel_l2, 1e-9, 1e-15);
+  EXPECT_EQ(v.per_density[0][2].rel_l2, 0.0);
+  const TwoDensities bad(1e-6);
+  v = verify(bad.ref, bad.result, 1e-8, true, 0);
+  EXPECT_FALSE(v.passed);
+  EXPECT_TRUE(testing::contains(
+      v.failure, "the Hessian's relative L2 error against direct summation (density 1 of 2)"))
+      << v.failure;
+  TwoDensities nan(0);
+  nan.result.potential[3] = std::numeric_limits<double>::quiet_NaN();
+  v = verify(nan.ref, nan.result, 1e-8, false, 0);
+  EXPECT_FALSE(v.passed);  // with --terms too: a NaN is never within anything
+  EXPECT_EQ(v.worst, 1);
+  EXPECT_TRUE(testing::contains(v.failure,
+                                "potential's relative L2 error against direct "
+                                "summation (density 1 of 2) is not finite"))
+      << v.failure;
+}
+
 TEST(Verify, NonFiniteValuesAreCounted) {
   Case c(0, 0);
   c.result.potential[0] = INFINITY;
@@ -125,6 +173,13 @@ TEST(Verify, NonFiniteValuesAreCounted) {
   EXPECT_EQ(n.field, 2u);
   EXPECT_EQ(n.text(c.result),
             "1 of 4 potentials and 2 of 8 field components are not finite (inf or NaN)");
+  TwoDensities h(0);
+  h.result.hessian_xy[1] = INFINITY;
+  const NonFinite m = count_non_finite(h.result);
+  EXPECT_EQ(m.hessian, 1u);
+  EXPECT_EQ(m.text(h.result),
+            "0 of 4 potentials and 1 of 12 Hessian components are not finite "
+            "(inf or NaN)");
 }
 
 }  // namespace

@@ -41,26 +41,6 @@ std::uint32_t compact_bits(std::uint64_t x) {
   return std::uint32_t(x);
 }
 
-// Points in Morton order of their deepest-level keys: keys, caller indices and coordinates.
-KeyedPoints sorted_points(PointsRef pts, double x0, double y0, double size, int threads) {
-  const double* x = pts.x;
-  const double* y = pts.y;
-  const std::int64_t n = std::int64_t(pts.n);
-  const double cells = double(std::uint64_t(1) << kDeepBits);
-  const std::uint32_t last = (std::uint32_t(1) << kDeepBits) - 1;
-  Array<std::uint64_t> key(n);
-#pragma omp parallel for num_threads(team_size(threads, n)) schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    // floor((x - x0) / size * 2^29), clamped: the top and right edges belong to the last box.
-    const double fx = std::floor((x[i] - x0) / size * cells);
-    const double fy = std::floor((y[i] - y0) / size * cells);
-    const std::uint32_t ix = fx < 0 ? 0 : (fx > last ? last : std::uint32_t(fx));
-    const std::uint32_t iy = fy < 0 ? 0 : (fy > last ? last : std::uint32_t(fy));
-    key[i] = morton_encode(ix, iy);
-  }
-  return sort_points(std::move(key), x, y, threads);
-}
-
 // Runs of two or more equal keys in sorted keys, as [begin, end) pairs. In parallel: each chunk
 // reports the runs that start in it (a run starts at s when key[s] == key[s + 1] and s is 0 or
 // key[s - 1] differs).
@@ -91,32 +71,16 @@ struct Keys {
   const Array<std::uint64_t>& tgt;
 };
 
-// First position in [lo, hi) of `keys` whose key at level l is >= k (keys sorted).
-std::int64_t first_at_or_after(const Array<std::uint64_t>& keys, std::int64_t lo, std::int64_t hi,
-                               int l, std::uint64_t k) {
-  const int shift = 2 * (kMaxLevels - l);
-  const std::uint64_t bound = k << shift;
-  return std::lower_bound(keys.begin() + lo, keys.begin() + hi, bound) - keys.begin();
-}
-
 // Splits the boxes of level l for which split[b] is set into their non-empty children, which
 // become level l + 1; sets level l's child_begin and level l + 1's parent. Children follow
 // their parents' order, so level l + 1 is in Morton order. Parallel over boxes.
 void split_level(const Keys& keys, int l, const std::vector<char>& split, int threads,
                  Level* parents, Level* children) {
   const std::int64_t nb = std::int64_t(parents->size());
-  // Child q's ranges: [bound(q), bound(q + 1)) with the parent's range cut at the 3 inner keys.
-  auto bounds = [&](std::int64_t b, const Array<std::uint64_t>& k, std::int64_t lo, std::int64_t hi,
-                    std::int64_t* out) {
-    out[0] = lo;
-    for (std::uint64_t q = 1; q < 4; ++q)
-      out[q] = first_at_or_after(k, out[q - 1], hi, l + 1, (parents->key[b] << 2) | q);
-    out[4] = hi;
-  };
-  // Both point sets' child ranges of box b.
+  // Both point sets' child ranges of box b: [s[q], s[q + 1]) and [t[q], t[q + 1]).
   auto quadrants = [&](std::int64_t b, std::int64_t* src, std::int64_t* tgt) {
-    bounds(b, keys.src, parents->src_begin[b], parents->src_end[b], src);
-    bounds(b, keys.tgt, parents->tgt_begin[b], parents->tgt_end[b], tgt);
+    quadrant_bounds(keys.src, parents->src_begin[b], parents->src_end[b], l, parents->key[b], src);
+    quadrant_bounds(keys.tgt, parents->tgt_begin[b], parents->tgt_end[b], l, parents->key[b], tgt);
   };
   std::vector<std::int32_t> count(nb + 1, 0);
 #pragma omp parallel for num_threads(team_size(threads, nb)) schedule(dynamic, 256)
@@ -278,49 +242,6 @@ std::vector<Level> grow(const Keys& keys, std::int64_t ns, std::int64_t nt, int 
   return level;
 }
 
-// The leaves of the tree in Morton order: each box's first leaf index is its parent's plus the
-// leaves of its earlier siblings (bottom-up counts, then top-down offsets).
-std::vector<BoxRef> morton_leaves(const std::vector<Level>& level, int threads) {
-  const int L = int(level.size()) - 1;
-  std::vector<std::vector<std::int64_t>> count(L + 1), first(L + 1);
-  for (int l = L; l >= 1; --l) {
-    const Level& lv = level[l];
-    const std::int64_t nb = std::int64_t(lv.size());
-    count[l].assign(nb, 0);
-#pragma omp parallel for num_threads(team_size(threads, nb)) schedule(static)
-    for (std::int64_t b = 0; b < nb; ++b) {
-      if (lv.is_leaf(b)) {
-        count[l][b] = 1;
-      } else {
-        std::int64_t n = 0;
-        for (std::int32_t c = lv.child_begin[b]; c < lv.child_begin[b + 1]; ++c)
-          n += count[l + 1][c];
-        count[l][b] = n;
-      }
-    }
-  }
-  std::vector<BoxRef> leaves(static_cast<std::size_t>(count[1][0]));
-  first[1] = {0};
-  for (int l = 1; l <= L; ++l) {
-    const Level& lv = level[l];
-    const std::int64_t nb = std::int64_t(lv.size());
-    if (l < L) first[l + 1].assign(level[l + 1].size(), 0);
-#pragma omp parallel for num_threads(team_size(threads, nb)) schedule(static)
-    for (std::int64_t b = 0; b < nb; ++b) {
-      std::int64_t at = first[l][b];
-      if (lv.is_leaf(b)) {
-        leaves[at] = BoxRef{l, std::int32_t(b)};
-        continue;
-      }
-      for (std::int32_t c = lv.child_begin[b]; c < lv.child_begin[b + 1]; ++c) {
-        first[l + 1][c] = at;
-        at += count[l + 1][c];
-      }
-    }
-  }
-  return leaves;
-}
-
 std::string cap_warning(int ct, std::int64_t most) {
   std::ostringstream m;
   m << "CT = " << ct << " cannot be met: " << most
@@ -372,27 +293,97 @@ void Tree::centre_index(int l, std::size_t b, double* hx, double* hy) const {
   *hy = double(c.iy) + 0.5;
 }
 
-TreePoints sort_tree_points(PointsRef sources, PointsRef targets, int threads) {
-  TreePoints pts;
-  pts.self = targets.n == 0;
-  const PointsRef g = pts.self ? sources : targets;
+KeyedPoints sort_keyed_points(PointsRef pts, const RootBox& box, int threads) {
+  const double* x = pts.x;
+  const double* y = pts.y;
+  const std::int64_t n = std::int64_t(pts.n);
+  const double cells = double(std::uint64_t(1) << kDeepBits);
+  const std::uint32_t last = (std::uint32_t(1) << kDeepBits) - 1;
+  Array<std::uint64_t> key(n);
+#pragma omp parallel for num_threads(team_size(threads, n)) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    // floor((x - x0) / size * 2^29), clamped: the top and right edges belong to the last box.
+    const double fx = std::floor((x[i] - box.x0) / box.size * cells);
+    const double fy = std::floor((y[i] - box.y0) / box.size * cells);
+    const std::uint32_t ix = fx < 0 ? 0 : (fx > last ? last : std::uint32_t(fx));
+    const std::uint32_t iy = fy < 0 ? 0 : (fy > last ? last : std::uint32_t(fy));
+    key[i] = morton_encode(ix, iy);
+  }
+  return sort_points(std::move(key), x, y, threads);
+}
 
-  // Square bounding box of sources and targets.
-  double xmin = sources.x[0], xmax = sources.x[0], ymin = sources.y[0], ymax = sources.y[0];
-  for (int pass = 0; pass < (pts.self ? 1 : 2); ++pass) {
-    const PointsRef p = pass ? g : sources;
-    const std::int64_t n = std::int64_t(p.n);
+void quadrant_bounds(const Array<std::uint64_t>& keys, std::int64_t lo, std::int64_t hi, int l,
+                     std::uint64_t key, std::int64_t* out) {
+  // Child q starts at the first key at or after its own, shifted to the deepest level.
+  const int shift = 2 * (kMaxLevels - (l + 1));
+  out[0] = lo;
+  for (std::uint64_t q = 1; q < 4; ++q) {
+    const std::uint64_t bound = ((key << 2) | q) << shift;
+    out[q] = std::lower_bound(keys.begin() + out[q - 1], keys.begin() + hi, bound) - keys.begin();
+  }
+  out[4] = hi;
+}
+
+// The leaves in Morton order: each box's first leaf index is its parent's plus the
+// leaves of its earlier siblings (bottom-up counts, then top-down offsets).
+std::vector<BoxRef> morton_leaves(const std::vector<Level>& level, int threads) {
+  const int L = int(level.size()) - 1;
+  std::vector<std::vector<std::int64_t>> count(L + 1), first(L + 1);
+  for (int l = L; l >= 1; --l) {
+    const Level& lv = level[l];
+    const std::int64_t nb = std::int64_t(lv.size());
+    count[l].assign(nb, 0);
+#pragma omp parallel for num_threads(team_size(threads, nb)) schedule(static)
+    for (std::int64_t b = 0; b < nb; ++b) {
+      if (lv.is_leaf(b)) {
+        count[l][b] = 1;
+      } else {
+        std::int64_t n = 0;
+        for (std::int32_t c = lv.child_begin[b]; c < lv.child_begin[b + 1]; ++c)
+          n += count[l + 1][c];
+        count[l][b] = n;
+      }
+    }
+  }
+  std::vector<BoxRef> leaves(static_cast<std::size_t>(count[1][0]));
+  first[1] = {0};
+  for (int l = 1; l <= L; ++l) {
+    const Level& lv = level[l];
+    const std::int64_t nb = std::int64_t(lv.size());
+    if (l < L) first[l + 1].assign(level[l + 1].size(), 0);
+#pragma omp parallel for num_threads(team_size(threads, nb)) schedule(static)
+    for (std::int64_t b = 0; b < nb; ++b) {
+      std::int64_t at = first[l][b];
+      if (lv.is_leaf(b)) {
+        leaves[at] = BoxRef{l, std::int32_t(b)};
+        continue;
+      }
+      for (std::int32_t c = lv.child_begin[b]; c < lv.child_begin[b + 1]; ++c) {
+        first[l + 1][c] = at;
+        at += count[l + 1][c];
+      }
+    }
+  }
+  return leaves;
+}
+
+Bounds grow_bounds(Bounds b, PointsRef p, int threads) {
+  double xmin = b.xmin, xmax = b.xmax, ymin = b.ymin, ymax = b.ymax;
+  const std::int64_t n = std::int64_t(p.n);
 #pragma omp parallel for num_threads(team_size(threads, n)) schedule(static) \
     reduction(min                                                            \
               : xmin, ymin) reduction(max                                    \
                                       : xmax, ymax)
-    for (std::int64_t i = 0; i < n; ++i) {
-      xmin = std::min(xmin, p.x[i]);
-      xmax = std::max(xmax, p.x[i]);
-      ymin = std::min(ymin, p.y[i]);
-      ymax = std::max(ymax, p.y[i]);
-    }
+  for (std::int64_t i = 0; i < n; ++i) {
+    xmin = std::min(xmin, p.x[i]);
+    xmax = std::max(xmax, p.x[i]);
+    ymin = std::min(ymin, p.y[i]);
+    ymax = std::max(ymax, p.y[i]);
   }
+  return Bounds{xmin, xmax, ymin, ymax};
+}
+
+RootBox root_box(double xmin, double xmax, double ymin, double ymax) {
   double size = std::max(xmax - xmin, ymax - ymin);
   // All points identical (or one point): any positive size works; keep it on the data's scale.
   if (!(size > 0)) size = std::max(std::abs(xmin), std::abs(ymin)) * 1e-6;
@@ -400,13 +391,24 @@ TreePoints sort_tree_points(PointsRef sources, PointsRef targets, int threads) {
   // The deepest boxes, size / 2^(kMaxLevels - 1), must be normal numbers, or 1/box and the scaled
   // expansions overflow (points around 1e-300, or identical points at 0): a floor on the root
   // box, far below any extent but a tiny one, which only makes the root box larger than needed.
-  size = std::max(size, kMinRootSize);
-  pts.x0 = xmin;
-  pts.y0 = ymin;
-  pts.size = size;
-  pts.sources = sorted_points(sources, xmin, ymin, size, threads);
+  return RootBox{xmin, ymin, std::max(size, kMinRootSize)};
+}
+
+TreePoints sort_tree_points(PointsRef sources, PointsRef targets, int threads) {
+  TreePoints pts;
+  pts.self = targets.n == 0;
+  const PointsRef g = pts.self ? sources : targets;
+
+  // Square bounding box of sources and targets.
+  Bounds b = grow_bounds(Bounds{}, sources, threads);
+  if (!pts.self) b = grow_bounds(b, g, threads);
+  const RootBox box = root_box(b.xmin, b.xmax, b.ymin, b.ymax);
+  pts.x0 = box.x0;
+  pts.y0 = box.y0;
+  pts.size = box.size;
+  pts.sources = sort_keyed_points(sources, box, threads);
   pts.shared_cells = equal_key_runs(pts.sources.key, threads);
-  if (!pts.self) pts.targets = sorted_points(g, xmin, ymin, size, threads);
+  if (!pts.self) pts.targets = sort_keyed_points(g, box, threads);
   return pts;
 }
 

@@ -5,6 +5,7 @@
 //   adaptive -- a box is split while it holds more than CT points, so leaves sit at different
 //               levels and the depth follows the points, not the finest spacing everywhere.
 // Plain data, built once per geometry; every array is flat so it can be uploaded as it is.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -134,6 +135,33 @@ struct PointsRef {
   const double* y = nullptr;
   std::size_t n = 0;
 };
+
+/// \brief The rectangle points span (empty: min above max).
+struct Bounds {
+  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+};
+/// `b` grown to hold the n points of `p`.
+Bounds grow_bounds(Bounds b, PointsRef p, int threads);
+
+/// \brief The square root box: its lower-left corner and side.
+struct RootBox {
+  double x0 = 0, y0 = 0, size = 1;
+};
+/// The root box of points spanning [xmin, xmax] x [ymin, ymax] (sources and targets together):
+/// the side is the larger extent, kept above the smallest box the deepest level allows. One rule
+/// for one process and for every rank of the distributed solver (whose keys then agree with the
+/// one-process tree's). Throws InvalidInput when the extent overflows a double.
+RootBox root_box(double xmin, double xmax, double ymin, double ymax);
+/// Points sorted by their Morton keys at the deepest level of `box` (stable: equal keys keep
+/// their input order; index holds each point's input position).
+KeyedPoints sort_keyed_points(PointsRef points, const RootBox& box, int threads);
+/// Where the four children of box `key` of level l begin in its points [lo, hi) of sorted
+/// deepest-level keys: child q (quadrant key & 3) holds [out[q], out[q + 1]), out[0] = lo and
+/// out[4] = hi.
+void quadrant_bounds(const Array<std::uint64_t>& keys, std::int64_t lo, std::int64_t hi, int l,
+                     std::uint64_t key, std::int64_t* out);
+/// Every leaf of levels 1..L (level[0] unused) in Morton order.
+std::vector<BoxRef> morton_leaves(const std::vector<Level>& level, int threads);
 
 /// The root box and the sorted points, of checked points (check_points, solver/points.hpp): at
 /// least one source,

@@ -164,4 +164,11 @@ struct AutoRequest {
 AutoSelection auto_select(const PointSet& points, const Options& options,
                           const AutoRequest& request);
 
+/// \brief The widest vectors the kernels run at on this CPU (kernel/wide.hpp): 512 or 256 bits.
+int widest_vector_bits();
+/// The double-precision FMA peak measured by the wide kernels' probe at `bits` (256 or the
+/// widest) on `threads` threads, GFLOP/s: the best of three runs of about 0.1 s; 0 when this CPU
+/// or build has no kernels of that width.
+double fma_peak_gflops(int bits, int threads);
+
 }  // namespace mlfma2d::tuning

@@ -118,6 +118,10 @@ struct FieldTable<Options> {
     f(field("threads", &S::threads, "", "OpenMP threads, 0: the OpenMP default"));
     f(field("place_threads", &S::place_threads, "", "pin an evaluation's threads to cores"));
     f(field("field", &S::field, "", "also compute the field E = -grad phi"));
+    f(field("hessian", &S::hessian, "", "also compute the Hessian of phi"));
+    f(field("densities", &S::densities, "", "nd: density vectors evaluated together"));
+    f(field("charges", &S::charges, "", "the sources carry charges q"));
+    f(field("dipoles", &S::dipoles, "", "the sources carry dipoles (strength d, orientation v)"));
     f(field("gpu_memory", &S::gpu_memory, "B", "device-memory budget, 0: the free memory"));
     f(field("chunk_targets", &S::chunk_targets, "", "GPU: most targets per chunk, 0: auto"));
     f(field("calibration_cache", &S::calibration_cache, "",
@@ -143,6 +147,7 @@ struct FieldTable<Timings> {
     f(field("l2p", &S::l2p, "s", "far field: L2P"));
     f(field("p2l", &S::p2l, "s", "far field: P2L (the adaptive tree's X lists)"));
     f(field("m2p", &S::m2p, "s", "far field: M2P (the adaptive tree's W lists)"));
+    f(field("strengths", &S::strengths, "s", "strengths made ready, outputs finished"));
     f(field("near_collect", &S::near_collect, "s", "near field: collecting the inputs"));
     f(field("near_transfer", &S::near_transfer, "s", "near field: copies to the device"));
     f(field("near_kernel", &S::near_kernel, "s", "near field: the pair kernel"));

@@ -13,11 +13,22 @@
 
 namespace mlfma2d {
 
-/// \brief Sources with charges, and optional separate targets.
+/// \brief Sources with charges and/or dipoles of nd densities, and optional separate targets.
+/// Arrays of nd densities are nd x N row-major (density d's value for source j at d * N + j), as
+/// the Solver takes them (mlfma2d::Densities): with nd = 1, one value per source.
 struct PointSet {
-  std::vector<double> x, y, q;  ///< sources and their charges (equal lengths)
-  std::vector<double> tx, ty;   ///< separate targets; both empty = targets are the sources
+  std::vector<double> x, y;    ///< the N sources
+  std::vector<double> q;       ///< charges: nd x N; empty when the sources carry dipoles only
+  std::vector<double> tx, ty;  ///< separate targets; both empty = targets are the sources
+  int densities = 1;           ///< nd: the density vectors the strengths hold (1..1024)
+  std::vector<double> dipole_strengths;  ///< dipole strengths d: nd x N; empty: no dipoles
+  /// Dipole orientations v: 2 x N (the x components, then the y components), shared by every
+  /// density; or nd x 2 x N with vectors_per_density. The moment is d v (v need not be unit).
+  std::vector<double> dipole_vectors;
+  bool vectors_per_density = false;
   bool has_targets() const { return !tx.empty() || !ty.empty(); }
+  bool has_charges() const { return !q.empty(); }
+  bool has_dipoles() const { return !dipole_strengths.empty(); }
 };
 
 /// \brief Format chosen from a file name: ".h5"/".hdf5" = HDF5, ".csv" = CSV.
@@ -25,17 +36,24 @@ enum class FileFormat { Hdf5, Csv };
 /// Throws InvalidInput for any other extension.
 FileFormat format_of(const std::string& path);
 
-/// \brief Read sources (and targets, if present) from HDF5 (/sources/x,y,q; /targets/x,y) or
-/// CSV (header "x,y,q"; blank lines and lines starting with '#' ignored; CRLF accepted).
-/// Validates: equal lengths, at least one source, finite values. The file must be a regular
-/// file (a link to one is followed): a FIFO, device or socket is refused, as it could block.
-/// HDF5 external links and external storage are refused, not followed.
+/// \brief Read sources (and targets, if present) from HDF5 or CSV (docs/files.md).
+/// HDF5: /sources/x, /sources/y (N); charges /sources/q, (N) or (nd, N); dipoles
+/// /sources/dipole_strength, (N) or (nd, N), with /sources/dipole_vector, (2, N) or (nd, 2, N);
+/// optional /targets/x, /targets/y. CSV: a header naming the columns x, y and q (nd = 1) or
+/// q0..q{nd-1}, and for dipoles d or d0..d{nd-1} with vx, vy or vx0, vy0, ..., vx{nd-1},
+/// vy{nd-1}, in any order; blank lines and lines starting with '#' ignored; CRLF accepted.
+/// Validates: shapes that agree (one nd, N entries each), at least one source, charges or
+/// dipoles, finite values. The file must be a regular file (a link to one is followed): a FIFO,
+/// device or socket is refused, as it could block. HDF5 external links and external storage are
+/// refused, not followed.
 PointSet read_points(const std::string& path);
 /// \brief Read targets only: HDF5 /targets/x,y (or /sources/x,y if no /targets), or CSV "x,y"
 /// (a "q" column, if present, is ignored).
 void read_targets(const std::string& path, std::vector<double>* tx, std::vector<double>* ty);
 
-/// \brief Write a point set (HDF5 or CSV by extension), atomically (temporary file + rename).
+/// \brief Write a point set (HDF5 or CSV by extension, the layout read_points reads; nd = 1 as
+/// 1-D datasets and the columns q, d, so that older readers read it), atomically (temporary
+/// file + rename). Throws InvalidInput for arrays whose sizes disagree with N and nd.
 void write_points(const std::string& path, const PointSet& points);
 
 /// \brief An attribute value for result files: a real number, an integer or a string.
@@ -58,22 +76,29 @@ struct AttrValue {
   }
 };
 
-/// \brief Evaluation output to write.
+/// \brief Evaluation output to write: each value array nd x M row-major (density d's value at
+/// target i at d * M + i), M targets.
 struct ResultFile {
   std::vector<double> tx, ty;                   ///< target coordinates (/targets/x, /targets/y)
   std::vector<double> potential;                ///< /potential
   std::vector<double> field_x, field_y;         ///< /field/x, /field/y if non-empty
   std::map<std::string, AttrValue> attributes;  ///< parameters, tree figures, timings (HDF5 root
                                                 ///< attributes; CSV: the JSON sidecar)
+  /// The Hessian of phi, d2/dx2, d2/dxdy, d2/dy2: /hessian/xx, /hessian/xy, /hessian/yy if
+  /// non-empty.
+  std::vector<double> hessian_xx, hessian_xy, hessian_yy;
+  int densities = 1;  ///< nd
 };
 
-/// \brief Write results atomically, HDF5 or CSV by extension. HDF5: /targets/x, /targets/y (when
-/// given), /potential, /field/x, /field/y, each with a "description" attribute (quantity and
-/// convention), and the attributes on the root group (integers as 64-bit integers). CSV: the
-/// header "x,y,potential[,field_x,field_y]" on the first line, then one target a line (what
-/// numpy.loadtxt(f, delimiter=",", skiprows=1) and pandas.read_csv(f) load as they are); the
-/// attributes, if any, go to the JSON sidecar sidecar_path(path), written (or removed, when there
-/// are none) with the CSV.
+/// \brief Write results atomically, HDF5 or CSV by extension (docs/files.md). HDF5:
+/// /targets/x, /targets/y (when given), /potential, /field/x, /field/y, /hessian/xx,
+/// /hessian/xy, /hessian/yy, each (M) when nd = 1 and (nd, M) otherwise, with a "description"
+/// attribute (quantity and convention), and the attributes on the root group (integers as 64-bit
+/// integers). CSV: the header "x,y,potential[,field_x,field_y][,hessian_xx,hessian_xy,
+/// hessian_yy]" (nd > 1: potential0..potential{nd-1}, then field_x0.., field_y0.., ...) on the
+/// first line, then one target a line (what numpy.loadtxt(f, delimiter=",", skiprows=1) and
+/// pandas.read_csv(f) load as they are); the attributes, if any, go to the JSON sidecar
+/// sidecar_path(path), written (or removed, when there are none) with the CSV.
 void write_result(const std::string& path, const ResultFile& result);
 
 /// \brief Read back a result file written above: values, targets when stored, attributes (for
@@ -126,8 +151,16 @@ void write_text_file(const std::string& path, const std::string& text);
 /// \brief The PEC point-set shapes generate_points knows.
 std::vector<std::string> point_set_shapes();
 
+/// \brief What generate_points() gives the sources: nd densities of charges and/or dipoles.
+struct GeneratedSources {
+  int densities = 1;
+  bool charges = true;
+  bool dipoles = false;
+  bool vectors_per_density = false;  ///< an orientation per source and density, not per source
+};
+
 /// \brief Bytes generate_points() needs for n points.
-std::size_t generate_points_bytes(std::size_t n);
+std::size_t generate_points_bytes(std::size_t n, const GeneratedSources& sources = {});
 
 /// \brief Generate n points of a named shape with charges q uniform in [0, 1), deterministic
 /// for a seed. Shapes: "uniform" (unit square plate, the papers' case), "disk", "lshape",
@@ -137,5 +170,12 @@ std::size_t generate_points_bytes(std::size_t n);
 /// cosine-spaced toward its corners), "multiscale-clusters" (Gaussian clusters of widths 1e-2
 /// down to 1e-8). Throws InvalidInput for an unknown shape (listing the valid ones) or n < 1.
 PointSet generate_points(const std::string& shape, std::size_t n, std::uint64_t seed = 1);
+/// \brief The same points (bit for bit) with the strengths `sources` asks for: density 0's
+/// charges those above, the other densities' charges and the dipole strengths uniform in [0, 1)
+/// too, the orientations of unit length and uniform in angle, all from a second random stream of
+/// the seed (deterministic too). Throws InvalidInput for nd outside 1..1024 or neither
+/// charges nor dipoles.
+PointSet generate_points(const std::string& shape, std::size_t n, std::uint64_t seed,
+                         const GeneratedSources& sources);
 
 }  // namespace mlfma2d

@@ -82,6 +82,9 @@ struct Timings {
                            ///< process) and the pinned buffers made beside the tree
   double p2m = 0, m2m = 0, m2l = 0, l2l = 0, l2p = 0;  ///< far field, by operator
   double p2l = 0, m2p = 0;  ///< the adaptive tree's X (P2L) and W (M2P) lists
+  /// The strengths made ready (merged sources summed, dipoles' moments) and the outputs finished
+  /// (back from scaled coordinates, d2phi/dy2).
+  double strengths = 0;
   double near_collect = 0, near_transfer = 0, near_kernel = 0, near_return = 0;  ///< P2P phases
   double near = 0;   ///< P2P wall time, all phases
   double far = 0;    ///< far field wall time, all operators

@@ -1,23 +1,20 @@
 // The cpu back end, the reference for every other: near leaves in Morton order; for each target of
 // a leaf, the sum over the sources of its near list (its source ranges), in tree order, for every
 // density at once. A leaf's near sources are gathered into contiguous arrays; a target's sum runs
-// over them in blocks: first the terms every density shares (kernel/pair.hpp: log r2, g = 1/d and
-// its powers; with AVX2 4 sources at a time through glibc's vector log), then, density by
-// density, one straight vector loop over the block applying them.
+// over them 4 or 8 at a time (the wide kernels' near_batch, kernel/wide.hpp), each pair's terms
+// (kernel/pair.hpp: log r2 through glibc's vector log, g = 1/d and its powers) computed once for a
+// batch of up to 8 densities whose sums stay in registers.
 #include <algorithm>
 #include <vector>
 
 #include "kernel/pair.hpp"
-#include "kernel/vector_log.hpp"
+#include "kernel/wide.hpp"
 #include "nearfield/backend.hpp"
 #include "runtime/threads.hpp"
 #include "runtime/timer.hpp"
 
 namespace mlfma2d {
 namespace {
-
-// Sources per block: the shared terms of one block stay in L1 (7 arrays of 64 doubles).
-constexpr int kBlock = 64;
 
 // The strengths' channels per density: q, then mx, my.
 struct Channels {
@@ -29,23 +26,18 @@ struct Channels {
   int count() const { return nd * per; }
 };
 
-// The shared terms of one block of sources for one target.
-struct BlockTerms {
-  alignas(64) double hl[kBlock], gx[kBlock], gy[kBlock], g2x[kBlock], g2y[kBlock], g3x[kBlock],
-      g3y[kBlock];
-};
-
 // The sources of one leaf's near list copied into contiguous arrays, padded with zero strengths
-// to a multiple of the block, so each block is whole.
+// to a multiple of the widest vector, so every vector is whole.
 struct Gathered {
   std::vector<double> x, y, w;  // w: channel c of source j at c * cap + j
   std::size_t n = 0, cap = 0;
 
+  /// The sources of near leaf b, padded to a multiple of `multiple`.
   void gather(const NearFieldProblem& p, const Channels& ch,
-              const std::vector<const double*>& tree_channels, std::size_t b) {
+              const std::vector<const double*>& tree_channels, std::size_t b, int multiple) {
     const NearField& near = *p.near;
     const std::size_t count = std::size_t(near.sources[b]);
-    const std::size_t padded = (count + kBlock - 1) / kBlock * kBlock;
+    const std::size_t padded = (count + multiple - 1) / multiple * multiple;
     if (padded > cap) {
       cap = padded;
       x.resize(cap);
@@ -70,93 +62,6 @@ struct Gathered {
   }
   const double* channel(int c) const { return w.data() + std::size_t(c) * cap; }
 };
-
-// The terms of sources [j0, j0 + kBlock) for target (tx, ty); false when a pair is closer than
-// the smallest normal r2 allows (the target is then summed again by the scalar pair.hpp).
-template <int kOrder, bool kCharge, bool kDipole>
-bool block_terms(const Gathered& g, std::size_t j0, double tx, double ty, BlockTerms* t) {
-  constexpr bool kG = kDipole || kOrder >= kField;
-  constexpr bool kG2 = (kDipole && kOrder >= kField) || kOrder >= kHessian;
-  constexpr bool kG3 = kDipole && kOrder >= kHessian;
-  const double* x = g.x.data() + j0;
-  const double* y = g.y.data() + j0;
-#ifdef __AVX2__
-  // r2 with every lane below the smallest normal double replaced by 1 (log 1 = 0, and there
-  // dx = dy = 0 gives g = 0: skipped). Such a lane is a coincident pair (skipped by rule) or,
-  // rarely, two points closer than about 1.5e-154: `tiny` collects dx | dy of those lanes.
-  const __m256d X = _mm256_set1_pd(tx), Y = _mm256_set1_pd(ty), one = _mm256_set1_pd(1.0);
-  __m256d tiny = _mm256_setzero_pd();
-  for (int j = 0; j < kBlock; j += 4) {
-    const __m256d dx = _mm256_sub_pd(X, _mm256_loadu_pd(x + j));
-    const __m256d dy = _mm256_sub_pd(Y, _mm256_loadu_pd(y + j));
-    const __m256d r2 = _mm256_fmadd_pd(dx, dx, _mm256_mul_pd(dy, dy));
-    const __m256d small = _mm256_cmp_pd(r2, _mm256_set1_pd(kPairMinR2), _CMP_LT_OQ);
-    tiny = _mm256_or_pd(tiny, _mm256_and_pd(small, _mm256_or_pd(dx, dy)));
-    const __m256d r2m = _mm256_blendv_pd(r2, one, small);
-    if (kCharge) _mm256_store_pd(t->hl + j, _mm256_mul_pd(_mm256_set1_pd(0.5), log4(r2m)));
-    if (kG) {
-      const __m256d inv = _mm256_div_pd(one, r2m);
-      _mm256_store_pd(t->gx + j, _mm256_mul_pd(dx, inv));
-      _mm256_store_pd(t->gy + j, _mm256_mul_pd(_mm256_sub_pd(_mm256_setzero_pd(), dy), inv));
-    }
-  }
-  if (_mm256_movemask_pd(_mm256_cmp_pd(tiny, _mm256_setzero_pd(), _CMP_NEQ_UQ)) != 0) return false;
-#else
-  for (int j = 0; j < kBlock; ++j) {
-    PairTerms p;
-    const double dx = tx - x[j], dy = ty - y[j];
-    if (dx * dx + dy * dy < kPairMinR2 && (dx != 0 || dy != 0)) return false;
-    pair_terms<kOrder, kCharge, kDipole>(dx, dy, &p);  // a skipped pair leaves p zero
-    t->hl[j] = p.half_log;
-    t->gx[j] = p.gx;
-    t->gy[j] = p.gy;
-  }
-#endif
-  if (kG2) {
-#pragma omp simd
-    for (int j = 0; j < kBlock; ++j) {
-      const double gx = t->gx[j], gy = t->gy[j];
-      t->g2x[j] = gx * gx - gy * gy;
-      t->g2y[j] = 2.0 * gx * gy;
-      if (kG3) {
-        t->g3x[j] = t->g2x[j] * gx - t->g2y[j] * gy;
-        t->g3y[j] = t->g2x[j] * gy + t->g2y[j] * gx;
-      }
-    }
-  }
-  return true;
-}
-
-// One density's sums over a block, the terms applied as add_pair does (kernel/pair.hpp).
-template <int kOrder, bool kCharge, bool kDipole>
-void block_sums(const BlockTerms& t, const double* q, const double* mx, const double* my,
-                PairSums* s) {
-  double phi = 0, ex = 0, ey = 0, hxx = 0, hxy = 0;
-#pragma omp simd reduction(+ : phi, ex, ey, hxx, hxy)
-  for (int j = 0; j < kBlock; ++j) {
-    PairTerms p;
-    p.half_log = t.hl[j];
-    p.gx = t.gx[j];
-    p.gy = t.gy[j];
-    p.g2x = t.g2x[j];
-    p.g2y = t.g2y[j];
-    p.g3x = t.g3x[j];
-    p.g3y = t.g3y[j];
-    PairSums a;
-    add_pair<kOrder, kCharge, kDipole>(p, kCharge ? q[j] : 0.0, kDipole ? mx[j] : 0.0,
-                                       kDipole ? my[j] : 0.0, &a);
-    phi += a.phi;
-    ex += a.ex;
-    ey += a.ey;
-    hxx += a.hxx;
-    hxy += a.hxy;
-  }
-  s->phi += phi;
-  s->ex += ex;
-  s->ey += ey;
-  s->hxx += hxx;
-  s->hxy += hxy;
-}
 
 class CpuBackend final : public NearFieldBackend {
  private:
@@ -234,26 +139,42 @@ class CpuBackend final : public NearFieldBackend {
     const NearField& near = *p.near;
     const std::size_t nt = p.n_targets;
     const Channels ch = ch_;
+    const auto near_batch = wide_kernels().near_batch;
+    // The densities in batches of the widest the order allows: 8, 4, 2, 1 (a remainder of 3
+    // runs as 2 + 1).
+    std::vector<int> batches;
+    for (int left = ch.nd; left > 0;) {
+      int b = kWideBatch[kOrder];
+      while (b > left) b /= 2;
+      batches.push_back(b);
+      left -= b;
+    }
 #pragma omp parallel num_threads(threads)
     {
       Gathered g;
-      BlockTerms terms;
       std::vector<PairSums> acc(std::size_t(ch.nd));
+      double out[5 * 8];
+      const double *q[8], *mx[8], *my[8];
 #pragma omp for schedule(dynamic, 64)
       for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(near.leaves()); ++b) {
-        g.gather(p, ch, tree_ch, std::size_t(b));
+        g.gather(p, ch, tree_ch, std::size_t(b), kWideLanes);
         for (std::int64_t i = near.leaf_tgt[b]; i < near.leaf_tgt[b + 1]; ++i) {
-          std::fill(acc.begin(), acc.end(), PairSums{});
           bool tiny = false;
-          for (std::size_t j0 = 0; j0 < g.n && !tiny; j0 += kBlock) {
-            tiny = !block_terms<kOrder, kCharge, kDipole>(g, j0, p.tx[i], p.ty[i], &terms);
-            if (tiny) break;
-            for (int d = 0; d < ch.nd; ++d) {
-              const double* q = kCharge ? g.channel(ch.q(d)) + j0 : nullptr;
-              const double* mx = kDipole ? g.channel(ch.mx(d)) + j0 : nullptr;
-              const double* my = kDipole ? g.channel(ch.my(d)) + j0 : nullptr;
-              block_sums<kOrder, kCharge, kDipole>(terms, q, mx, my, &acc[std::size_t(d)]);
+          int d0 = 0;
+          for (int batch : batches) {
+            for (int k = 0; k < batch; ++k) {
+              q[k] = kCharge ? g.channel(ch.q(d0 + k)) : nullptr;
+              mx[k] = kDipole ? g.channel(ch.mx(d0 + k)) : nullptr;
+              my[k] = kDipole ? g.channel(ch.my(d0 + k)) : nullptr;
             }
+            tiny =
+                !near_batch(int(g.n), g.x.data(), g.y.data(), batch, kOrder, kCharge ? q : nullptr,
+                            kDipole ? mx : nullptr, kDipole ? my : nullptr, p.tx[i], p.ty[i], out);
+            if (tiny) break;
+            for (int k = 0; k < batch; ++k)
+              acc[std::size_t(d0 + k)] = {out[5 * k], out[5 * k + 1], out[5 * k + 2],
+                                          out[5 * k + 3], out[5 * k + 4]};
+            d0 += batch;
           }
           if (tiny) scalar_sums<kOrder, kCharge, kDipole>(g, ch, p.tx[i], p.ty[i], &acc);
           for (int d = 0; d < ch.nd; ++d) {

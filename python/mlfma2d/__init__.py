@@ -1,9 +1,11 @@
 """mlfma2d: a multilevel fast multipole method for 2D electrostatics (the log kernel).
 
-    phi(x_i) = sum_j q_j log|x_i - y_j|,    E(x_i) = -grad phi(x_i)
+    phi(x_i) = sum_j q_j log|x_i - y_j| + sum_j d_j v_j . (x_i - y_j) / |x_i - y_j|^2
+    E(x_i) = -grad phi(x_i),    H(x_i) = the Hessian of phi
 
-for sources y_j with charges q_j and targets x_i; a pair whose points coincide is skipped. Build a
-Solver once for a geometry, then evaluate any number of charge vectors on it. solve() finds the
+for sources y_j with charges q_j and/or dipoles (strength d_j, orientation v_j) and targets x_i; a
+pair whose points coincide is skipped. Build a Solver once for a geometry, then evaluate any
+number of charge vectors on it, or several densities at once (densities=nd). solve() finds the
 surface charges, fields and capacitance of conductors held at given potentials. The whole API,
 with every argument, default and exception: docs/python.md.
 """
@@ -20,8 +22,8 @@ from ._electrostatics import (EPSILON_0, ContourFile, Contours, ElectrostaticSol
                               write_solution)
 from ._io import (PointSet, ResultData, format_of, generate_points, point_set_shapes, read_points,
                   read_result, read_targets, write_points, write_result)
-from ._solver import (Solver, backends, direct_sum, error_norms, start_device, terms_for_eps,
-                      wait_for_device)
+from ._solver import (Result, Solver, backends, direct_sum, error_norms, start_device,
+                      terms_for_eps, wait_for_device)
 
 __version__ = _version()
 
@@ -29,7 +31,7 @@ __version__ = _version()
 atexit.register(wait_for_device)
 
 __all__ = [
-    "Solver", "direct_sum", "backends", "terms_for_eps", "error_norms", "start_device",
+    "Solver", "Result", "direct_sum", "backends", "terms_for_eps", "error_norms", "start_device",
     "wait_for_device", "MAX_TERMS", "MAX_LEVELS",
     "PointSet", "ResultData", "read_points", "read_targets", "write_points", "read_result",
     "write_result", "generate_points", "point_set_shapes", "format_of",

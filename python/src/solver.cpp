@@ -1,5 +1,5 @@
 // mlfma2d._core.Solver and direct_sum: the library's Solver behind NumPy arrays. The GIL is
-// released while the library computes; charges and outputs are read and written in place.
+// released while the library computes; strengths and outputs are read and written in place.
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -7,28 +7,12 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "densities.hpp"
 #include "fields.hpp"
 
 namespace mlfma2d_python {
 
 namespace {
-
-// Outputs of one evaluation (or a batch): potential, and the field when the solver computes it.
-// Rows of a batch are contiguous, so row r starts at r * n_targets.
-struct Outputs {
-  CArray potential, ex, ey;
-
-  Outputs(const std::vector<py::ssize_t>& shape, bool field) : potential(shape) {
-    if (field) {
-      ex = CArray(shape);
-      ey = CArray(shape);
-    }
-  }
-  py::object result(bool field) const {
-    if (field) return py::make_tuple(potential, ex, ey);
-    return potential;
-  }
-};
 
 /// The library's Solver, owned by the Python object. One evaluation at a time: the library's
 /// Solver keeps per-evaluation buffers, and with the GIL released two Python threads could
@@ -49,33 +33,25 @@ class PySolver {
   std::size_t n_targets() const { return solver_->stats().n_targets; }
   bool field() const { return solver_->options().field; }
 
-  // q: (n_sources,) or (k, n_sources) -> outputs (n_targets,) or (k, n_targets).
-  py::object evaluate(py::handle q_obj) {
-    const CArray q = real_array(q_obj, "q", 1, 2);
-    const std::size_t n = n_sources(), m = n_targets();
-    const bool batch = q.ndim() == 2;
-    const std::size_t per_row = std::size_t(q.shape(q.ndim() - 1));
-    if (per_row != n) {
-      // The library's own message for a charge vector of the wrong length.
-      throw mlfma2d::InvalidInput("expected " + std::to_string(n) + " charges" +
-                                  (batch ? " per row" : "") + ", got " + std::to_string(per_row));
-    }
-    const std::size_t rows = batch ? std::size_t(q.shape(0)) : 1;
-    std::vector<py::ssize_t> shape{py::ssize_t(m)};
-    if (batch) shape.insert(shape.begin(), py::ssize_t(rows));
-    const bool with_field = field();
-    Outputs out(shape, with_field);
-    const double* qp = q.data();
-    double* phi = out.potential.mutable_data();
-    double* ex = with_field ? out.ex.mutable_data() : nullptr;
-    double* ey = with_field ? out.ey.mutable_data() : nullptr;
+  // Charges q and/or dipoles (d, v) as the options say: 1-D (n_sources,) for nd = 1, 2-D
+  // (nd, n_sources); nd = 1 also takes (k, n_sources), k passes. Outputs (n_targets,) or
+  // (rows, n_targets) each (densities.hpp).
+  py::object evaluate(py::handle q, py::handle d, py::handle v) {
+    const mlfma2d::Options& o = solver_->options();
+    refuse_unused(q, o.charges, "q", "charges");
+    refuse_unused(d, o.dipoles, "dipole_strengths", "dipoles");
+    refuse_unused(v, o.dipoles, "dipole_vectors", "dipoles");
+    if (o.dipoles && (d.is_none() || v.is_none()))
+      throw mlfma2d::InvalidInput(
+          "dipole_strengths and dipole_vectors are needed: the Solver was built with dipoles=True");
+    const Kinds kinds{o.charges, o.dipoles, o.field, o.hessian};
+    const std::size_t n = n_sources(), m = n_targets(), nd = std::size_t(o.densities);
+    const SourceArrays in = source_arrays(q, d, v, kinds, n, o.densities, "");
+    OutputArrays out(kinds, in.two_d, in.rows, m);
     without_gil(mutex_, [&] {
-      for (std::size_t r = 0; r < rows; ++r) {
-        solver_->evaluate(qp + r * n, phi + r * m, ex ? ex + r * m : nullptr,
-                          ey ? ey + r * m : nullptr);
-      }
+      for (std::size_t r = 0; r < in.rows; r += nd) solver_->evaluate(in.at(r, n), out.at(r, m));
     });
-    return out.result(with_field);
+    return out.result(kinds);
   }
 
   py::dict stats() const { return to_dict(solver_->stats()); }
@@ -88,29 +64,52 @@ class PySolver {
   py::dict auto_choice() const { return to_dict(solver_->auto_choice()); }
 
  private:
+  // An array for a kind of source the Solver was not built for: an error rather than ignored.
+  static void refuse_unused(py::handle given, bool taken, const char* name, const char* option) {
+    if (taken || given.is_none()) return;
+    throw mlfma2d::InvalidInput(std::string(name) + " given, but the Solver was built with " +
+                                option + "=False");
+  }
+
   std::unique_ptr<mlfma2d::Solver> solver_;
   std::mutex mutex_;
 };
 
-py::object direct_sum(py::handle x, py::handle y, py::handle q, py::handle targets, bool field,
-                      py::handle which, int threads) {
-  const std::vector<double> vx = to_vector(x, "x"), vy = to_vector(y, "y"), vq = to_vector(q, "q");
+// Every kind of source, the kinds taken from the arrays given; nd from their rows.
+py::object direct_sum(py::handle x, py::handle y, py::handle q, py::handle d, py::handle v,
+                      py::handle targets, bool field, bool hessian, py::handle which, int threads) {
+  const std::vector<double> vx = to_vector(x, "x"), vy = to_vector(y, "y");
   std::vector<double> tx, ty;
   const bool self = !to_vector_pair(targets, "targets", &tx, &ty);
   const std::vector<std::size_t> rows =
       which.is_none() ? std::vector<std::size_t>{} : to_indices(which, "which");
-  std::vector<double> phi, ex, ey;
+  if (d.is_none() != v.is_none())
+    throw mlfma2d::InvalidInput("direct_sum: dipole_strengths and dipole_vectors go together");
+  if (q.is_none() && d.is_none())
+    throw mlfma2d::InvalidInput(
+        "direct_sum: no sources' strengths: give q, or dipole_strengths and dipole_vectors");
+  const Kinds kinds{!q.is_none(), !d.is_none(), field, hessian};
+  const SourceArrays in = source_arrays(q, d, v, kinds, vx.size(), 0, "direct_sum");
+  // The library evaluates every target for an empty `which` (None, or no indices) too.
+  const std::size_t m = rows.empty() ? (self ? vx.size() : tx.size()) : rows.size();
+  OutputArrays out(kinds, in.two_d, in.rows, m);
+  if (in.rows == 0) return out.result(kinds);  // an empty batch: nothing to sum
+  mlfma2d::DirectOptions o;
+  o.densities = int(in.rows);
+  o.charges = kinds.charges;
+  o.dipoles = kinds.dipoles;
+  o.field = field;
+  o.hessian = hessian;
+  o.threads = threads;
+  const mlfma2d::Densities sources = in.at(0, vx.size());
+  const mlfma2d::Outputs outputs = out.at(0, m);
   {
     py::gil_scoped_release nogil;
     // Self-evaluation is the sources as targets: the library skips coincident pairs, as the
     // Solver does.
-    mlfma2d::direct_sum(vx, vy, vq, self ? vx : tx, self ? vy : ty, rows, &phi,
-                        field ? &ex : nullptr, field ? &ey : nullptr, threads);
+    mlfma2d::direct_sum(vx, vy, self ? vx : tx, self ? vy : ty, sources, o, rows, outputs);
   }
-  if (field)
-    return py::make_tuple(to_numpy(std::move(phi)), to_numpy(std::move(ex)),
-                          to_numpy(std::move(ey)));
-  return to_numpy(std::move(phi));
+  return out.result(kinds);
 }
 
 }  // namespace
@@ -119,7 +118,8 @@ void bind_solver(py::module_& m) {
   py::class_<PySolver>(m, "Solver")
       .def(py::init<py::handle, py::handle, py::handle, const py::dict&>(), py::arg("x"),
            py::arg("y"), py::arg("targets"), py::arg("options"))
-      .def("evaluate", &PySolver::evaluate, py::arg("q"))
+      .def("evaluate", &PySolver::evaluate, py::arg("q"), py::arg("dipole_strengths"),
+           py::arg("dipole_vectors"))
       .def_property_readonly("n_sources", &PySolver::n_sources)
       .def_property_readonly("n_targets", &PySolver::n_targets)
       .def_property_readonly("field", &PySolver::field)
@@ -128,8 +128,9 @@ void bind_solver(py::module_& m) {
       .def_property_readonly("timings", &PySolver::timings)
       .def_property_readonly("warnings", &PySolver::warnings)
       .def_property_readonly("auto_choice", &PySolver::auto_choice);
-  m.def("direct_sum", &direct_sum, py::arg("x"), py::arg("y"), py::arg("q"), py::arg("targets"),
-        py::arg("field"), py::arg("which"), py::arg("threads"));
+  m.def("direct_sum", &direct_sum, py::arg("x"), py::arg("y"), py::arg("q"),
+        py::arg("dipole_strengths"), py::arg("dipole_vectors"), py::arg("targets"),
+        py::arg("field"), py::arg("hessian"), py::arg("which"), py::arg("threads"));
   m.def("default_options", [] { return to_dict(mlfma2d::Options{}); });
   m.def("terms_for_eps", &mlfma2d::terms_for_eps, py::arg("eps"));
   m.def("error_norms", [](py::handle value, py::handle reference) {

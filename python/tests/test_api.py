@@ -65,15 +65,17 @@ def test_defaults_are_the_librarys():
 def test_keywords_map_onto_options_and_reach_the_tree():
     x, y, _ = points("uniform", 3000)
     s = mlfma2d.Solver(x, y, eps=1e-8, backend="cpu", ct=7, levels=1, field=True, threads=1,
-                       terms=12, gpu_memory=1 << 20, chunk_targets=64, tree="uniform")
+                       terms=12, gpu_memory=1 << 20, chunk_targets=64, tree="uniform",
+                       hessian=True, densities=2, charges=False, dipoles=True)
     assert s.options == {"tree": "uniform", "ct": 7, "level_offset": 1, "eps": 1e-8, "terms": 12,
-                         "backend": "cpu", "threads": 1, "field": True, "gpu_memory": 1 << 20,
-                         "chunk_targets": 64, "calibration_cache": "", "recalibrate": False,
-                         "place_threads": True}
+                         "backend": "cpu", "threads": 1, "place_threads": True, "field": True,
+                         "hessian": True, "densities": 2, "charges": False, "dipoles": True,
+                         "gpu_memory": 1 << 20, "chunk_targets": 64, "calibration_cache": "",
+                         "recalibrate": False}
     assert s.stats["tree"] == "uniform"
     assert s.stats["ct"] == 7 and s.stats["terms"] == 12
     assert s.stats["levels"] == s.stats["levels_ct"] + 1
-    assert s.field
+    assert s.field and s.hessian and s.densities == 2 and s.dipoles and not s.charges
 
 
 def test_levels_alone_is_the_papers_ct_and_ct_none_is_chosen():

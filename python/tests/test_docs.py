@@ -68,3 +68,42 @@ def test_what_the_page_says_of_ct_is_what_the_solver_does():
     for message, value in messages:
         with pytest.raises(mlfma2d.InvalidInput, match="^" + re.escape(message) + "$"):
             mlfma2d.Solver(x, y, ct=int(value))
+
+
+# --- The examples of several densities, dipoles, the Hessian and matmat.
+
+def field_error(ax, ay, bx, by):
+    """Relative L2 error of a 2-vector field (ax, ay) against (bx, by)."""
+    return np.sqrt(np.sum((ax - bx) ** 2 + (ay - by) ** 2) / np.sum(bx ** 2 + by ** 2))
+
+
+def test_the_densities_example_is_within_eps_of_direct_sums():
+    ns = run(example("densities=4", "direct_sum"))
+    bound = claimed(r"Every row of `phi` and of the field is within ")
+    s = ns["sample"]
+    assert ns["phi"].shape == ns["ex"].shape == (4, 20000) and ns["ref"].shape == (4, len(s))
+    for k in range(4):
+        assert rel_l2(ns["phi"][k, s], ns["ref"][k]) <= bound
+        assert field_error(ns["ex"][k, s], ns["ey"][k, s], ns["rx"][k], ns["ry"][k]) <= bound
+
+
+def test_the_dipole_example_is_the_double_layer():
+    ns = run(example("dipole_vectors=normals"))
+    exact = np.array([-2 * np.pi, -2 * np.pi, 0.0])
+    assert np.max(np.abs(ns["phi"] - exact)) <= claimed(r"\(inside, inside, outside\) to ")
+
+
+def test_the_hessian_example_is_within_eps_of_direct_sums():
+    ns = run(example("hessian=True, eps=1e-8"))
+    r, ref, s = ns["r"], ns["ref"], ns["sample"]
+    assert isinstance(r, mlfma2d.Result) and r.field_x is None
+    bound = claimed(r"one vector field\) is the direct sum's to\s+")
+    assert field_error(r.hessian_xx[s], r.hessian_xy[s], ref.hessian_xx, ref.hessian_xy) <= bound
+    np.testing.assert_array_equal(r.hessian_yy, -r.hessian_xx)
+
+
+def test_the_matmat_example_is_the_matvecs():
+    ns = run(example("K @ Q"))
+    bound = claimed(r"`Phi` is `columns` to ")
+    for j in range(8):
+        assert rel_l2(ns["Phi"][:, j], ns["columns"][:, j]) <= bound

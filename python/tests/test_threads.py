@@ -41,3 +41,24 @@ def test_threads_sharing_one_solver_get_the_results_of_sequential_calls():
         for result in results[k]:
             for a, b in zip(result, expected[k]):
                 np.testing.assert_array_equal(a, b)
+
+
+def test_the_gil_is_released_for_densities_dipoles_and_the_hessian():
+    # The same call with every kind (densities.cpp's arguments, one pass of nd = 3), and direct_sum
+    # for every kind.
+    x, y, q = points("uniform", 40000)
+    rng = np.random.default_rng(4)
+    qs, ds, vs = rng.standard_normal((3, 40000)), rng.standard_normal((3, 40000)), \
+        rng.standard_normal((2, 40000))
+    solver = mlfma2d.Solver(x, y, eps=1e-10, threads=1, levels=0, backend="cpu", densities=3,
+                            dipoles=True, hessian=True)
+    seconds, share = spinner_rate_during(
+        lambda: solver.evaluate(qs, dipole_strengths=ds, dipole_vectors=vs))
+    assert seconds > 0.1, "evaluate too short to tell"
+    print(f"spinner: {share:.1%} of its rate alone during {seconds:.2f} s (nd = 3, dipoles)")
+    assert share > 0.10, f"spinner ran at {share:.1%} of its rate alone"
+    seconds, share = spinner_rate_during(lambda: mlfma2d.direct_sum(
+        x, y, qs, dipole_strengths=ds, dipole_vectors=vs, hessian=True, which=np.arange(400),
+        threads=1))
+    assert seconds > 0.1, "direct_sum too short to tell"
+    assert share > 0.10, f"spinner ran at {share:.1%} of its rate alone"

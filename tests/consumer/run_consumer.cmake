@@ -30,6 +30,10 @@ if(at LESS 0)
 endif()
 step(${CMAKE_COMMAND} --build ${WORK}/build)
 step(${WORK}/build/consumer)
+if(EXISTS ${WORK}/build/consumer_mpi)  # a build with MPI: one process, MPI's singleton start
+  step(${CMAKE_COMMAND} -E env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+       ${WORK}/build/consumer_mpi)
+endif()
 if(PACKAGE STREQUAL "build")
   return()
 endif()

@@ -51,6 +51,7 @@ endforeach()
 file(GLOB_RECURSE _sources ${SOURCE}/runtime/* ${SOURCE}/kernel/* ${SOURCE}/tree/*
      ${SOURCE}/farfield/* ${SOURCE}/nearfield/* ${SOURCE}/solver/* ${SOURCE}/io/*
      ${SOURCE}/electrostatics/* ${SOURCE}/tuning/* ${SOURCE}/app/* ${SOURCE}/bench/*
+     ${SOURCE}/distributed/*
      ${SOURCE}/python/src/*)
 foreach(_file ${_sources})
   file(STRINGS ${_file} _relative REGEX "^[ \t]*#[ \t]*include[ \t]*\"\\.\\./")

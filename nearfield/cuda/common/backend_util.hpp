@@ -133,12 +133,27 @@ const T* cptr(const DeviceBuffer& b) {
 /// int64 indices as int32 (the caller checked they fit).
 Array<std::int32_t> as_int32(const std::int64_t* v, std::size_t n, int threads);
 
-/// \brief Where a kernel writes: potential and, with the field, E = (ex, ey) (else null).
+/// \brief Where a kernel writes: potential and, with the field, E = (ex, ey), with the Hessian
+/// hxx, hxy (else null). Several densities' arrays follow one another (density d at d * stride,
+/// the stride given beside).
 struct NearFieldOut {
   double* phi = nullptr;
   double* ex = nullptr;
   double* ey = nullptr;
+  double* hxx = nullptr;
+  double* hxy = nullptr;
 };
+
+/// The array `a` moved on by `by` elements (a later density's); null stays null.
+template <class T>
+T* advance(T* a, std::int64_t by) {
+  return a ? a + by : nullptr;
+}
+/// Every array of `o` moved on by `by` elements.
+inline NearFieldOut advance(const NearFieldOut& o, std::int64_t by) {
+  return {advance(o.phi, by), advance(o.ex, by), advance(o.ey, by), advance(o.hxx, by),
+          advance(o.hxy, by)};
+}
 
 // ---- Chunks: an evaluation may process the targets in chunks of whole near leaves, in order,
 // so that the device arrays of one chunk fit the device-memory budget. The near leaves' target
@@ -195,13 +210,16 @@ void scatter_to_caller(const NearFieldProblem& p, const Chunk& c, const double* 
 
 // ---- Device copies (device_copy.cu).
 
-/// q_tree[i] = q[index[i]], i < n (charges into tree order), on `stream` (a cudaStream_t).
-void launch_gather(const double* q, const std::int32_t* index, std::int64_t n, double* q_tree,
-                   void* stream);
+/// q_tree[c * n + i] = q[c * n + index[i]], i < n, c < channels (strengths into tree order, each
+/// channel an array of n), on `stream` (a cudaStream_t).
+void launch_gather(const double* q, const std::int32_t* index, std::int64_t n, int channels,
+                   double* q_tree, void* stream);
 
-/// out[index[i]] = in[i], i < n, for phi and (with the field) ex, ey: results in tree order
-/// into caller order.
-void launch_scatter(const NearFieldOut& in, const std::int32_t* index, std::int64_t n,
-                    const NearFieldOut& out, bool field, void* stream);
+/// out.X[d * out_stride + index[i]] = in.X[d * in_stride + i], i < n, d < densities, for each
+/// array X of `out` that is not null (`in` has them too): results in tree order into caller
+/// order.
+void launch_scatter(const NearFieldOut& in, std::int64_t in_stride, const std::int32_t* index,
+                    std::int64_t n, int densities, const NearFieldOut& out, std::int64_t out_stride,
+                    void* stream);
 
 }  // namespace mlfma2d::cuda

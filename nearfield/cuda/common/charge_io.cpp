@@ -1,4 +1,4 @@
-// Charges in, results out, for the resident back ends (charge_io.hpp).
+// Strengths in, results out, for the resident back ends (charge_io.hpp).
 #include "nearfield/cuda/common/charge_io.hpp"
 
 #include <algorithm>
@@ -12,67 +12,110 @@ namespace {
 /// Host threads for the charge and result copies: one. In the Solver they run on the device's
 /// host thread beside the far field, which leaves that one core free (solver/solver.cpp).
 constexpr int kCopyThreads = 1;
+
+/// The caller's output arrays in NearFieldOut's order.
+double* caller_output(const NearOutputs& o, int k) {
+  double* const all[ChargeIo::kOutputs] = {o.phi, o.ex, o.ey, o.hxx, o.hxy};
+  return all[k];
+}
 }  // namespace
 
+std::string resident_what(const NearFieldProblem& p) {
+  if (p.densities == 1) return "the geometry kept on the device";
+  return "the geometry and the strengths and outputs of " + std::to_string(p.densities) +
+         " densities kept on the device";
+}
+
+ChargeIoSizes::ChargeIoSizes(const ChargeShape& s)
+    : n_sources(s.n_sources),
+      n_targets(s.n_targets),
+      densities(s.densities),
+      kinds((s.charges ? 1 : 0) + (s.dipoles ? 2 : 0)),
+      field(s.field),
+      hessian(s.hessian) {}
+
+std::size_t ChargeIoSizes::device_bytes() const {
+  std::size_t outputs = 0;
+  for (int k = 0; k < ChargeIo::kOutputs; ++k) outputs += wants(k) ? 1 : 0;
+  return 4 * n_sources + 2 * 8 * strength_doubles() + 8 * outputs * output_doubles();
+}
+
 void ChargeIo::setup(const NearFieldProblem& p, const Stream& stream, std::size_t* bytes) {
+  const ChargeIoSizes z(charge_shape(p));
   ns_ = p.n_sources;
   nt_ = p.n_targets;
-  field_ = p.field;
+  nd_ = p.densities;
+  charges_ = p.charges;
+  dipoles_ = p.dipoles;
   threads_ = std::max(1, std::min(team_size(p.threads), kCopyThreads));
   d_src_index_ = upload(as_int32(p.src_index, ns_, p.threads), stream, bytes);
-  d_q_ = device_array<double>(ns_, bytes);
-  d_q_tree_ = device_array<double>(ns_, bytes);
-  d_phi_ = device_array<double>(nt_, bytes);
-  if (field_) {
-    d_ex_ = device_array<double>(nt_, bytes);
-    d_ey_ = device_array<double>(nt_, bytes);
-  }
-  h_q_ = pinned_array<double>(ns_);
-  h_phi_ = pinned_array<double>(nt_);
-  if (field_) {
-    h_ex_ = pinned_array<double>(nt_);
-    h_ey_ = pinned_array<double>(nt_);
+  d_in_ = device_array<double>(std::int64_t(z.strength_doubles()), bytes);
+  d_tree_ = device_array<double>(std::int64_t(z.strength_doubles()), bytes);
+  h_in_ = pinned_array<double>(std::int64_t(z.strength_doubles()));
+  for (int k = 0; k < kOutputs; ++k) {
+    wanted_[k] = z.wants(k);
+    if (!wanted_[k]) continue;
+    d_out_[k] = device_array<double>(std::int64_t(z.output_doubles()), bytes);
+    h_out_[k] = pinned_array<double>(std::int64_t(z.output_doubles()));
   }
 }
 
-void ChargeIo::reserve(std::size_t n_sources, std::size_t n_targets, bool field) {
+void ChargeIo::reserve(const ChargeShape& shape) {
   // The sizes of setup()'s pinned_array<double> calls, in its order.
-  reserve_pinned(sizeof(double) * n_sources);
-  for (int k = 0; k < (field ? 3 : 1); ++k) reserve_pinned(sizeof(double) * n_targets);
+  const ChargeIoSizes z(shape);
+  reserve_pinned(sizeof(double) * z.strength_doubles());
+  for (int k = 0; k < kOutputs; ++k)
+    if (z.wants(k)) reserve_pinned(sizeof(double) * z.output_doubles());
 }
 
 std::size_t ChargeIo::bytes(const NearFieldProblem& p) {
-  return 4 * p.n_sources + 16 * p.n_sources + 8 * p.n_targets * (p.field ? 3 : 1);
+  return ChargeIoSizes(charge_shape(p)).device_bytes();
 }
 
-void ChargeIo::charges_in(const double* q, const Stream& stream, EventTimer* transfer,
+const double* ChargeIo::tree(Kind k) const {
+  // The kinds carried, in the order q, mx, my, each nd arrays of n_sources.
+  if (k == kCharge ? !charges_ : !dipoles_) return nullptr;
+  const int block = k == kCharge ? 0 : (charges_ ? 1 : 0) + (k == kMy ? 1 : 0);
+  return cptr<double>(d_tree_) + std::size_t(block) * std::size_t(nd_) * ns_;
+}
+
+NearFieldOut ChargeIo::out() const {
+  return {d_out_[0].as<double>(), d_out_[1].as<double>(), d_out_[2].as<double>(),
+          d_out_[3].as<double>(), d_out_[4].as<double>()};
+}
+
+void ChargeIo::charges_in(const NearSources& in, const Stream& stream, EventTimer* transfer,
                           EventTimer* gather, NearFieldTimings* tm) {
-  timed(&tm->collect, [&] { copy_parallel(q, ns_, h_q_.as<double>(), threads_); });
+  const std::size_t per_kind = std::size_t(nd_) * ns_;
+  int channels = 0;  // the kinds carried, one after the other, as tree() reads them
+  timed(&tm->collect, [&] {
+    for (const double* kind :
+         {charges_ ? in.q : nullptr, dipoles_ ? in.mx : nullptr, dipoles_ ? in.my : nullptr}) {
+      if (!kind) continue;
+      copy_parallel(kind, per_kind, h_in_.as<double>() + std::size_t(channels) * ns_, threads_);
+      channels += nd_;
+    }
+  });
   transfer->start(stream);
-  copy_to_device_async(d_q_.as<void>(), h_q_.as<void>(), 8 * ns_, stream);
+  copy_to_device_async(d_in_.as<void>(), h_in_.as<void>(), d_in_.bytes(), stream);
   transfer->stop(stream);
   gather->start(stream);
-  launch_gather(cptr<double>(d_q_), cptr<std::int32_t>(d_src_index_),
-                static_cast<std::int64_t>(ns_), d_q_tree_.as<double>(), stream.handle());
+  launch_gather(cptr<double>(d_in_), cptr<std::int32_t>(d_src_index_),
+                static_cast<std::int64_t>(ns_), channels, d_tree_.as<double>(), stream.handle());
   gather->stop(stream);
 }
 
-void ChargeIo::results_to_caller(const Stream& stream, EventTimer* ret, double* potential,
-                                 double* fx, double* fy, NearFieldTimings* tm) {
+void ChargeIo::results_to_caller(const Stream& stream, EventTimer* ret, const NearOutputs& o,
+                                 NearFieldTimings* tm) {
+  const std::size_t n = std::size_t(nd_) * nt_;
   ret->start(stream);
-  copy_to_host_async(h_phi_.as<void>(), d_phi_.as<void>(), 8 * nt_, stream);
-  if (field_) {
-    copy_to_host_async(h_ex_.as<void>(), d_ex_.as<void>(), 8 * nt_, stream);
-    copy_to_host_async(h_ey_.as<void>(), d_ey_.as<void>(), 8 * nt_, stream);
-  }
+  for (int k = 0; k < kOutputs; ++k)
+    if (wanted_[k]) copy_to_host_async(h_out_[k].as<void>(), d_out_[k].as<void>(), 8 * n, stream);
   ret->stop(stream);
   tm->ret += ret->seconds();  // waits for the results
   timed(&tm->ret, [&] {
-    copy_parallel(h_phi_.as<double>(), nt_, potential, threads_);
-    if (field_) {
-      copy_parallel(h_ex_.as<double>(), nt_, fx, threads_);
-      copy_parallel(h_ey_.as<double>(), nt_, fy, threads_);
-    }
+    for (int k = 0; k < kOutputs; ++k)
+      if (wanted_[k]) copy_parallel(h_out_[k].as<double>(), n, caller_output(o, k), threads_);
   });
 }
 

@@ -1,10 +1,12 @@
 #pragma once
-// Charges in, results out, for the back ends that keep the geometry resident on the device
-// ('shared', 'repetition-gpu'): pinned staging, the device copies, the gather of the charges to
-// tree order on the GPU, and the copy of the caller-order results back into the caller's arrays.
+// Strengths in, results out, for the back ends that keep the geometry resident on the device
+// ('shared', 'repetition-gpu'): pinned staging, the device copies, the gather of the strengths
+// (nd x (q, mx, my), the kinds carried) to tree order on the GPU, and the copy of the caller-order
+// results (nd x (phi, ex, ey, hxx, hxy), those wanted) back into the caller's arrays.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "nearfield/backend.hpp"
 #include "nearfield/cuda/common/backend_util.hpp"
@@ -13,35 +15,73 @@
 
 namespace mlfma2d::cuda {
 
+/// \brief The buffers of the charge path for one shape: the one table from which setup()
+/// allocates, bytes() counts and reserve() makes the pinned ones ahead. The strengths are
+/// `channels` arrays of n_sources, kind by kind (the charges of every density, then mx, then
+/// my: channel k * nd + d); each output wanted is nd arrays of n_targets.
+struct ChargeIoSizes {
+  std::size_t n_sources = 0, n_targets = 0;
+  int densities = 1;
+  int kinds = 1;  ///< strengths per density: 1 (q), 2 (mx, my) or 3 (q, mx, my)
+  bool field = false, hessian = false;
+  explicit ChargeIoSizes(const ChargeShape& s);
+  int channels() const { return densities * kinds; }
+  /// Output arrays wanted: phi; ex, ey with the field; hxx, hxy with the Hessian.
+  bool wants(int output) const { return output == 0 || (output <= 2 ? field : hessian); }
+  std::size_t strength_doubles() const { return std::size_t(channels()) * n_sources; }
+  std::size_t output_doubles() const { return std::size_t(densities) * n_targets; }
+  /// Device bytes: the source permutation (int32), the strengths in caller and in tree order,
+  /// the outputs wanted.
+  std::size_t device_bytes() const;
+};
+
+/// What a resident back end keeps on the device, for the message when it does not fit: "the
+/// geometry kept on the device", with several densities "the geometry and the strengths and
+/// outputs of 8 densities kept on the device".
+std::string resident_what(const NearFieldProblem& p);
+
 class ChargeIo {
  public:
+  /// The outputs, in NearFieldOut's order.
+  static constexpr int kOutputs = 5;
+
   /// Allocates and uploads (enqueued on `stream`); adds the device bytes to *bytes.
   void setup(const NearFieldProblem& p, const Stream& stream, std::size_t* bytes);
 
   /// Device bytes setup() allocates.
   static std::size_t bytes(const NearFieldProblem& p);
 
-  /// Makes the pinned buffers setup() will take for these sizes now (reserve_pinned).
-  static void reserve(std::size_t n_sources, std::size_t n_targets, bool field);
+  /// Makes the pinned buffers setup() will take for this shape now (reserve_pinned).
+  static void reserve(const ChargeShape& shape);
 
-  /// Collect (host part) and enqueue transfer and gather.
-  void charges_in(const double* q, const Stream& stream, EventTimer* transfer, EventTimer* gather,
-                  NearFieldTimings* tm);
+  /// Collect (host part: the caller's strengths into pinned memory) and enqueue transfer and
+  /// gather to tree order.
+  void charges_in(const NearSources& in, const Stream& stream, EventTimer* transfer,
+                  EventTimer* gather, NearFieldTimings* tm);
 
   /// The caller-order results device to pinned host (timed by `ret`, waited for) and on into the
   /// caller's arrays: the return phase.
-  void results_to_caller(const Stream& stream, EventTimer* ret, double* potential, double* fx,
-                         double* fy, NearFieldTimings* tm);
+  void results_to_caller(const Stream& stream, EventTimer* ret, const NearOutputs& o,
+                         NearFieldTimings* tm);
 
-  const double* q_tree() const { return cptr<double>(d_q_tree_); }
-  NearFieldOut out() const { return {d_phi_.as<double>(), d_ex_.as<double>(), d_ey_.as<double>()}; }
+  /// The strengths in tree order, nd arrays of n_sources each (density d at d * n_sources); null
+  /// for a kind the problem does not carry.
+  const double* q_tree() const { return tree(kCharge); }
+  const double* mx_tree() const { return tree(kMx); }
+  const double* my_tree() const { return tree(kMy); }
+  /// The device outputs in caller order (nd x n_targets each; null where not wanted).
+  NearFieldOut out() const;
 
  private:
+  enum Kind { kCharge, kMx, kMy };
+  const double* tree(Kind k) const;
   std::size_t ns_ = 0, nt_ = 0;
-  bool field_ = false;
+  int nd_ = 1;
+  bool charges_ = true, dipoles_ = false;
+  bool wanted_[kOutputs] = {};
   int threads_ = 1;
-  DeviceBuffer d_src_index_, d_q_, d_q_tree_, d_phi_, d_ex_, d_ey_;
-  PinnedBuffer h_q_, h_phi_, h_ex_, h_ey_;
+  DeviceBuffer d_src_index_, d_in_, d_tree_, d_out_[kOutputs];
+  PinnedBuffer h_in_, h_out_[kOutputs];
 };
 
 /// \brief What a resident back end holds for one geometry: its stream and phase timers, the

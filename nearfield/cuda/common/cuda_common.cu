@@ -65,6 +65,10 @@ void start_runtime() {
   MLFMA2D_CUDA_CHECK(status);
 }
 
+void set_device(int index) {
+  MLFMA2D_CUDA_CHECK(cudaSetDevice(index));
+}
+
 void device_memory(std::size_t* free_bytes, std::size_t* total_bytes) {
   std::size_t f = 0, t = 0;
   MLFMA2D_CUDA_CHECK(cudaMemGetInfo(&f, &t));

@@ -26,6 +26,9 @@ void check_cuda(int code, const char* call, const char* file, int line);
 /// the CPU far field needs. Idempotent; thread-safe.
 void start_runtime();
 
+/// Makes device `index` the calling thread's current device (cudaSetDevice).
+void set_device(int index);
+
 /// Free and total memory of the current device, bytes.
 void device_memory(std::size_t* free_bytes, std::size_t* total_bytes);
 

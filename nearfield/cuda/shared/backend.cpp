@@ -1,8 +1,10 @@
 // The CUDA back end 'shared': the geometry resident on the device from setup() on, so an
-// evaluation moves only the charges in (n_sources doubles) and the caller-order results out:
-//   collect  -- caller charges into pinned memory (host) + the gather to tree order (GPU)
-//   transfer -- charges host to device
-//   kernel   -- the pair sums (one block per group of leaves, shared.hpp)
+// evaluation moves only the strengths in (nd x (q, mx, my), the kinds carried) and the
+// caller-order results out:
+//   collect  -- caller strengths into pinned memory (host) + the gather to tree order (GPU)
+//   transfer -- strengths host to device
+//   kernel   -- the pair sums (one block per group of leaves, shared.hpp; one launch per batch of
+//               densities, cuda/common/densities.hpp)
 //   return   -- results device to host + pinned to the caller's arrays
 // GPU phases are timed with CUDA events, host phases with the wall clock.
 #include <memory>
@@ -33,7 +35,8 @@ class SharedBackend final : public cuda::CudaBackend {
     s_ = State();  // release the buffers of a previous geometry first
     cuda::check_int32_points(p, who());
     std::optional<TraceScope> trace(std::in_place, "shared: layout");
-    cuda::SharedLayout l = cuda::shared_layout(p, cuda::kSharedBlock, cuda::kSharedTile);
+    // Built for the tile of the kernels the problem's passes run (its densities and kinds).
+    cuda::SharedLayout l = cuda::shared_layout(p, cuda::kSharedBlock, cuda::shared_layout_tile(p));
     const std::size_t ns = p.n_sources, nt = p.n_targets;
     // Slot arrays: target coordinates in slot order and each slot's caller index.
     Array<double> slot_x(nt), slot_y(nt);
@@ -54,14 +57,13 @@ class SharedBackend final : public cuda::CudaBackend {
                              4 * l.leaf_n.size() + 4 * l.seg.size();
     const std::size_t budget = cuda::device_budget(p);
     if (need > budget)
-      cuda::throw_too_small(who() + "the geometry kept on the device needs", need, budget);
+      cuda::throw_too_small(who() + cuda::resident_what(p) + " needs", need, budget);
 
     trace.reset();
     s_.r.setup(p, [&](const cuda::Stream& s, cuda::ResidentArrays& r) {
       cuda::SharedArrays& a = s_.arrays;
       a.sx = r.upload(p.sx, ns, s);
       a.sy = r.upload(p.sy, ns, s);
-      a.q = s_.r.io.q_tree();
       a.group_slot = r.upload(l.group_slot, s);
       a.union_begin = r.upload(l.union_begin, s);
       a.union_end = r.upload(l.union_end, s);
@@ -83,15 +85,27 @@ class SharedBackend final : public cuda::CudaBackend {
   }
 
   void pipeline(const NearSources& in, const NearOutputs& outputs, NearFieldTimings* tm) override {
-    const double* q = in.q;
-    double *potential = outputs.phi, *fx = outputs.ex, *fy = outputs.ey;
     cuda::ResidentState& r = s_.r;
     const cuda::Stream& s = *r.stream;
-    r.io.charges_in(q, s, r.transfer.get(), r.gather.get(), tm);
+    r.io.charges_in(in, s, r.transfer.get(), r.gather.get(), tm);
     r.kernel->start(s);
-    cuda::launch_shared(s_.arrays, r.io.out(), problem().field, s.handle());
+    // One launch per batch of densities, from its first density's strengths and outputs on.
+    const NearFieldProblem& p = problem();
+    const auto ns = static_cast<std::int64_t>(p.n_sources),
+               nt = static_cast<std::int64_t>(p.n_targets);
+    for (const cuda::DensityBatch& b : cuda::density_batches(p.densities)) {
+      const std::int64_t src = b.first * ns;
+      const cuda::SharedPass pass{cuda::advance(r.io.q_tree(), src),
+                                  cuda::advance(r.io.mx_tree(), src),
+                                  cuda::advance(r.io.my_tree(), src),
+                                  ns,
+                                  nt,
+                                  b.count};
+      cuda::launch_shared(s_.arrays, pass, cuda::advance(r.io.out(), b.first * nt), p.order(),
+                          p.charges, p.dipoles, b.width, s.handle());
+    }
     r.kernel->stop(s);
-    r.io.results_to_caller(s, r.ret.get(), potential, fx, fy, tm);
+    r.io.results_to_caller(s, r.ret.get(), outputs, tm);
     tm->transfer += r.transfer->seconds();  // complete: the results are back
     tm->collect += r.gather->seconds();
     tm->kernel += r.kernel->seconds();

@@ -1,7 +1,8 @@
 #pragma once
 // 'shared': the geometry resident on the device; one thread block per group of consecutive near
-// leaves, the union of the group's near sources staged once through shared memory, one thread
-// per target summing its own leaf's near list from there. The host-side layout and the kernel's
+// leaves, the union of the group's near sources staged once through shared memory (coordinates
+// and the strengths of a batch of densities), one thread per target summing its own leaf's near
+// list from there for every density of the batch. The host-side layout and the kernel's
 // per-thread bodies live here as plain C++ so tests/test_fast_layout.cpp walks the layout on the
 // host exactly as the kernel does.
 #include <cstdint>
@@ -10,15 +11,45 @@
 #include "kernel/pair.hpp"
 #include "nearfield/backend.hpp"
 #include "nearfield/cuda/common/backend_util.hpp"
+#include "nearfield/cuda/common/densities.hpp"
 #include "runtime/array.hpp"
 
 namespace mlfma2d::cuda {
 
 /// Threads per block of the shared kernel: the most targets of a multi-leaf group.
 constexpr int kSharedBlock = 128;
-/// Sources staged per tile: x, y, q doubles, 24 KiB of shared memory, so 8 blocks (32 warps)
-/// fit on one SM's 228 KiB.
+/// Sources staged per tile of the classic kernel (one density of charges, potential or field):
+/// x, y, q doubles, 24 KiB of shared memory, so 8 blocks (32 warps) fit on one SM's 228 KiB.
 constexpr int kSharedTile = 1024;
+
+/// Blocks per SM the launch bounds of the kernel for a batch of `width` densities with `per`
+/// strengths each (1: q, 2: mx, my, 3: all) at order `order` ask: as many as its registers
+/// allow, 65536 / (128 x blocks) a thread. The classic kernel: 8 (64 registers; the log's
+/// dependent FMA chain wants the 32 warps). A wider batch holds width x (1, 3 or 5) sums in
+/// registers (2 each) beside the pair's terms: fewer blocks, each doing width densities' work
+/// per pair, independent chains that hide latency as more warps would. The estimate below
+/// follows the counts ptxas (CUDA 13, sm_90) took for the 36 kernels without a bound (53-138
+/// registers); under the bounds it gives, none of them spills (ptxas -v).
+MLFMA2D_HD constexpr int shared_blocks_per_sm(int order, int per, int width) {
+  const int sums = width * (order == 0 ? 1 : order == 1 ? 3 : 5);
+  // about 50 registers for the pair (the log's and the division's temporaries, the target,
+  // the indices), 2 a sum, 2 a term beyond the log: g with dipoles, g^2 from the field on
+  const int terms = (per >= 2 ? 2 : 0) + order * 2 + (per >= 2 && order >= 1 ? order * 2 : 0);
+  const int regs = 50 + 2 * sums + 2 * terms;
+  return regs <= 64 ? 8 : regs <= 80 ? 6 : regs <= 96 ? 5 : regs <= 128 ? 4 : regs <= 168 ? 3 : 2;
+}
+
+/// Sources per tile of that kernel: x, y and width x per strengths a source, in the shared
+/// memory one block may take at shared_blocks_per_sm() blocks per SM (228 KiB an SM, 1 KiB a
+/// block kept by the system, at most 48 KiB of static shared memory a block), a multiple of 32.
+/// The classic kernel keeps its 1024.
+MLFMA2D_HD constexpr int shared_tile(int order, int per, int width) {
+  if (width == 1 && per == 1 && order <= 1) return kSharedTile;
+  const int blocks = shared_blocks_per_sm(order, per, width);
+  const int per_block = 228 * 1024 / blocks - 1024;
+  const int bytes = per_block < 48 * 1024 ? per_block : 48 * 1024;
+  return bytes / (8 * (2 + width * per)) / 32 * 32;
+}
 
 /// \brief The 'shared' layout. A *group* is a run of consecutive near leaves (Morton order)
 /// given to one thread block; its *union* is the list of the sources of all its leaves' near
@@ -29,7 +60,8 @@ constexpr int kSharedTile = 1024;
 /// A group of two or more leaves holds at most `block` targets and a union of at most `tile`
 /// sources: one tile, one thread per target, each thread walking its own leaf's ranges in
 /// union coordinates. A group of one leaf is *dense*: its union is that leaf's near list, every
-/// thread sums every union source, in tiles of `tile`. A leaf of more than `block` targets is
+/// thread sums every union source, in tiles of the kernel's (any union size: `tile` bounds the
+/// multi-leaf groups alone). A leaf of more than `block` targets is
 /// cut into dense groups of `block` targets that share its union: a crowded leaf would
 /// otherwise keep one block busy for all its batches while the GPU's other SMs idle (clustered
 /// sets at small N, where the groups are few).
@@ -52,11 +84,22 @@ struct SharedLayout {
 /// not depend on the thread count).
 SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile);
 
-/// \brief Device arrays of the 'shared' layout plus the sources.
+/// The tile a problem's layout is built for: the least of the tiles of the kernels its passes
+/// run (density_batches()), so every multi-leaf group's union fits each of them.
+inline int shared_layout_tile(const NearFieldProblem& p) {
+  const int per = channels_per_density(p.charges, p.dipoles);
+  int tile = 0;
+  for (const DensityBatch& b : density_batches(p.densities)) {
+    const int t = shared_tile(p.order(), per, b.width);
+    tile = tile == 0 || t < tile ? t : tile;
+  }
+  return tile;
+}
+
+/// \brief Device arrays of the 'shared' layout plus the sources' coordinates.
 struct SharedArrays {
   const double* sx = nullptr;                 ///< source x, tree order
   const double* sy = nullptr;                 ///< source y, tree order
-  const double* q = nullptr;                  ///< charges, tree order (gathered per evaluation)
   const std::int64_t* group_slot = nullptr;   ///< groups + 1
   const std::int64_t* union_begin = nullptr;  ///< groups
   const std::int64_t* union_end = nullptr;    ///< groups
@@ -72,13 +115,65 @@ struct SharedArrays {
   std::int64_t groups = 0;
 };
 
-/// Sum over one leaf's near list for target (x, y), the sources staged in (sx, sy, sq) (union
-/// coordinates): its n sources lie in the ranges seg[0..1), seg[2..3), ... One flat loop over
-/// the n sources (not a loop per range), so threads of one warp with equal n run in lockstep.
-template <bool kField>
-MLFMA2D_HD void segment_sum(const double* sx, const double* sy, const double* sq, double x,
-                            double y, const std::int32_t* seg, std::int32_t n, double* phi,
-                            double* ex, double* ey) {
+/// \brief One pass: the strengths of its batch of densities (tree order, from its first
+/// density on; null for a kind not carried) and where its outputs go.
+struct SharedPass {
+  const double* q = nullptr;        ///< charges
+  const double* mx = nullptr;       ///< dipole moments, x
+  const double* my = nullptr;       ///< dipole moments, y
+  std::int64_t density_stride = 0;  ///< from one density's strengths to the next's
+  std::int64_t out_stride = 0;      ///< from one density's outputs to the next's
+  int count = 1;                    ///< active densities (<= the kernel's width)
+};
+
+/// A read of data that stays constant during the kernel (the read-only cache on the device).
+MLFMA2D_HD double read_only(const double* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
+/// Stages tree-ordered source j's strengths of the pass's `count` densities as element e of a
+/// tile: channel c = d x per + k (density d, kind k: q, mx, my of those carried) at
+/// w[c * tile + e].
+template <bool kCharge, bool kDipole, int kNd>
+MLFMA2D_HD void stage_strengths(const SharedPass& b, std::int32_t j, double* w, int tile, int e) {
+  constexpr int kPer = channels_per_density(kCharge, kDipole);
+  constexpr int kMx = kCharge ? 1 : 0;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int d = 0; d < kNd; ++d) {
+    if (kNd > 1 && d >= b.count) break;
+    const std::int64_t at = d * b.density_stride + j;
+    double* c = w + d * kPer * tile + e;
+    if (kCharge) c[0] = read_only(b.q + at);
+    if (kDipole) {
+      c[kMx * tile] = read_only(b.mx + at);
+      c[(kMx + 1) * tile] = read_only(b.my + at);
+    }
+  }
+}
+
+/// \brief Sources staged in a tile (shared memory, in the kernel): element e's coordinates
+/// x[e], y[e] and its strengths, channel c (density d, kind k: c = d x per + k) at
+/// w[c * stride + e].
+struct Staged {
+  const double* x = nullptr;
+  const double* y = nullptr;
+  const double* w = nullptr;
+  std::int64_t stride = 0;
+};
+
+/// Sum over one leaf's near list for target (x, y), its n sources staged (union coordinates) in
+/// the ranges seg[0..1), seg[2..3), ..., into the sums of the batch's `count` densities. One
+/// flat loop over the n sources (not a loop per range), so threads of one warp with equal n run
+/// in lockstep.
+template <int kOrder, bool kCharge, bool kDipole, int kNd>
+MLFMA2D_HD void segment_sum(const Staged& s, double x, double y, const std::int32_t* seg,
+                            std::int32_t n, int count, PairSums* acc) {
   std::int32_t pos = 0, end = 0;
   for (std::int32_t k = 0; k < n; ++k) {
     while (pos >= end) {  // next range (ranges are non-empty)
@@ -86,30 +181,25 @@ MLFMA2D_HD void segment_sum(const double* sx, const double* sy, const double* sq
       end = seg[1];
       seg += 2;
     }
-    if constexpr (kField) {
-      log_pair_field(x, y, sx[pos], sy[pos], sq[pos], phi, ex, ey);
-    } else {
-      log_pair(x, y, sx[pos], sy[pos], sq[pos], phi);
-    }
+    add_source<kOrder, kCharge, kDipole, kNd>(x, y, s.x[pos], s.y[pos], s.w + pos, s.stride, count,
+                                              acc);
     ++pos;
   }
 }
 
 /// Sum over all n staged sources (a dense group: the union is the leaf's near list).
-template <bool kField>
-MLFMA2D_HD void dense_sum(const double* sx, const double* sy, const double* sq, double x, double y,
-                          std::int32_t n, double* phi, double* ex, double* ey) {
-  for (std::int32_t j = 0; j < n; ++j) {
-    if constexpr (kField) {
-      log_pair_field(x, y, sx[j], sy[j], sq[j], phi, ex, ey);
-    } else {
-      log_pair(x, y, sx[j], sy[j], sq[j], phi);
-    }
-  }
+template <int kOrder, bool kCharge, bool kDipole, int kNd>
+MLFMA2D_HD void dense_sum(const Staged& s, double x, double y, std::int32_t n, int count,
+                          PairSums* acc) {
+  for (std::int32_t j = 0; j < n; ++j)
+    add_source<kOrder, kCharge, kDipole, kNd>(x, y, s.x[j], s.y[j], s.w + j, s.stride, count, acc);
 }
 
-/// The shared kernel: one block of kSharedBlock threads per group. Writes each target's sums at
-/// its caller index (the scatter to caller order is fused into the kernel).
-void launch_shared(const SharedArrays& arrays, const NearFieldOut& out, bool field, void* stream);
+/// The shared kernel: one block of kSharedBlock threads per group, for the pass's `count`
+/// densities (the kernel of width `width`) of the kinds carried at `order` (kernel/pair.hpp).
+/// Writes each target's sums at its caller index in `out` (the pass's first density; the
+/// scatter to caller order is fused into the kernel).
+void launch_shared(const SharedArrays& arrays, const SharedPass& pass, const NearFieldOut& out,
+                   int order, bool charges, bool dipoles, int width, void* stream);
 
 }  // namespace mlfma2d::cuda

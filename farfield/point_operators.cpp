@@ -1,0 +1,342 @@
+// The point operators of the far field (docs/math.md section 3): P2M and P2L put sources into
+// expansions (power sums), L2P and M2P evaluate expansions at targets (Horner chains); the loops
+// that set their speed are the wide kernels' (kernel/wide.hpp). The translations are in
+// expansions.cpp.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "farfield/expansions.hpp"
+#include "kernel/vector_log.hpp"
+#include "kernel/wide.hpp"
+#include "runtime/threads.hpp"
+
+namespace mlfma2d {
+
+namespace {
+
+// Power sums of m points w_j (complex) for nd densities of strengths (tree order, nd x n, read
+// at offset j0 + j of each density's row), by the wide kernels (kernel/wide.hpp):
+//   charges: sum(d, k, 0) = sum_j q_dj w_j^k       (k = 0..top)
+//   dipoles: sum(d, k, 1) = sum_j m_dj w_j^k       (k = 0..top, m = mx + i my)
+// P2M uses them with w = (z - c)/s, P2L with w = s/(z - c).
+struct PowerSums {
+  int nd = 1, top = 0;
+  bool charges = true, dipoles = false;
+  std::vector<double> out, scratch;
+
+  void run(std::int64_t m, const double* wr, const double* wi, const FarSources& s,
+           std::size_t stride, std::int64_t j0) {
+    const std::size_t slots = std::size_t(4 * nd * (top + 1));
+    out.resize(slots);
+    scratch.resize(slots * kWideLanes);
+    wide_kernels().power_sums(int(m), wr, wi, top, nd, charges ? s.q + j0 : nullptr,
+                              dipoles ? s.mx + j0 : nullptr, dipoles ? s.my + j0 : nullptr,
+                              long(stride), out.data(), scratch.data());
+  }
+  Complex sum(int d, int k, int kind) const {
+    const double* a = out.data() + ((std::size_t(d) * (top + 1) + k) * 2 + kind) * 2;
+    return {a[0], a[1]};
+  }
+};
+
+// For each j < m, with z_j = zr[j] + i zi[j] and C_l = cr[l] + i ci[l]:
+//   f_j = sum_{l=0..top} C_l z_j^l = C_0 + z (C_1 + z (C_2 + ...)),
+// then use(j, Re f_j, Im f_j). Horner by the wide kernels (several chains of dependent complex
+// multiply-adds in flight).
+template <class F>
+void horner(std::int64_t m, const double* zr, const double* zi, const double* cr, const double* ci,
+            int top, F&& use) {
+  thread_local std::vector<double> fr, fi;
+  fr.resize(std::size_t(m));
+  fi.resize(std::size_t(m));
+  wide_kernels().horner(int(m), zr, zi, cr, ci, top, fr.data(), fi.data());
+  for (std::int64_t j = 0; j < m; ++j) use(j, fr[std::size_t(j)], fi[std::size_t(j)]);
+}
+
+// The leaves on levels >= 3 that hold sources (with_sources) or targets.
+template <class F>
+void for_leaves(const Tree& tree, bool with_sources, int threads, F&& f) {
+  const std::int64_t n = std::int64_t(tree.leaves.size());
+  // A point costs p terms: the points, not the leaves, say whether a team pays.
+  const int team = team_size(threads, with_sources ? tree.n_sources() : tree.n_targets());
+  // Chunks small enough that every thread gets work on small trees (a few hundred leaves), large
+  // enough that big trees do not queue for every leaf.
+  const std::int64_t chunk = std::clamp<std::int64_t>(n / (8 * team), 1, 256);
+#pragma omp parallel num_threads(team)
+  {
+    std::vector<double> scratch;
+#pragma omp for schedule(dynamic, chunk)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const BoxRef r = tree.leaves[i];
+      if (r.level < 3) continue;
+      const Level& lv = tree.at(r);
+      if (with_sources ? !lv.has_sources(r.box) : !lv.has_targets(r.box)) continue;
+      f(r, &scratch);
+    }
+  }
+}
+
+// Box r's points x[begin, begin + m), y[...] relative to its centre in units of its side: (wr,
+// wi) = (z - c)/s, computed from the box's integer corner (the centre is not rounded first).
+void box_offsets(const Tree& tree, BoxRef r, const double* x, const double* y, std::int64_t begin,
+                 std::int64_t m, double* wr, double* wi) {
+  const double s = tree.box_size(r.level), inv_s = 1.0 / s;
+  double hx, hy;  // centre = corner + (hx, hy) s
+  tree.centre_index(r.level, r.box, &hx, &hy);
+  for (std::int64_t j = 0; j < m; ++j) {
+    wr[j] = Tree::offset(x[begin + j], tree.x0, hx, s, inv_s);
+    wi[j] = Tree::offset(y[begin + j], tree.y0, hy, s, inv_s);
+  }
+}
+
+// Adds f, f', f'' (f's derivatives already scaled to the caller's units) to the outputs of
+// density d at targets i0 + j: phi += Re f, E = (-Re f', Im f'), H = (Re f'', -Im f'').
+struct OutputAt {
+  const FarOutputs& out;
+  std::size_t nt;
+  void potential(int d, std::int64_t i, double v) const { out.phi[std::size_t(d) * nt + i] += v; }
+  void field(int d, std::int64_t i, double fr, double fi) const {
+    out.ex[std::size_t(d) * nt + i] -= fr;
+    out.ey[std::size_t(d) * nt + i] += fi;
+  }
+  void hessian(int d, std::int64_t i, double hr, double hi) const {
+    out.hxx[std::size_t(d) * nt + i] += hr;
+    out.hxy[std::size_t(d) * nt + i] -= hi;
+  }
+};
+
+}  // namespace
+
+void P2M(const Tree& tree, const Operators& ops, const FarSources& s, Expansions* e, int threads) {
+  const int p = ops.p, nd = e->nd;
+  const std::size_t ns = tree.n_sources();
+  // A_0 = sum q_j,  A_k = -(1/k) sum q_j w_j^k + (1/s) sum m_j w_j^(k-1),  w_j = (z_j - c)/s
+  // (docs/math.md section 3).
+  for_leaves(tree, true, threads, [&](BoxRef r, std::vector<double>* scratch) {
+    const Level& lv = tree.at(r);
+    const std::int64_t j0 = lv.src_begin[r.box], m = lv.src_end[r.box] - j0;
+    scratch->resize(2 * m);
+    double *wr = scratch->data(), *wi = wr + m;
+    box_offsets(tree, r, tree.sx.data(), tree.sy.data(), j0, m, wr, wi);
+    thread_local PowerSums ps;
+    ps.nd = nd;
+    ps.top = p;
+    ps.charges = s.q != nullptr;
+    ps.dipoles = s.mx != nullptr;
+    ps.run(m, wr, wi, s, ns, j0);
+    const double inv_s = 1.0 / tree.box_size(r.level);
+    for (int d = 0; d < nd; ++d) {
+      Complex* a = &e->multipole[r.level](0, r.box * nd + d);
+      if (ps.charges) {
+        a[0] += ps.sum(d, 0, 0);
+        for (int k = 1; k <= p; ++k) a[k] -= ps.sum(d, k, 0) / double(k);
+      }
+      if (ps.dipoles)
+        for (int k = 1; k <= p; ++k) a[k] += ps.sum(d, k - 1, 1) * inv_s;
+    }
+  });
+}
+
+void L2P(const Tree& tree, const Operators& ops, const Expansions& e, const FarOutputs& out,
+         int threads) {
+  const int p = ops.p, nd = e.nd;
+  const OutputAt at{out, tree.n_targets()};
+  // Horner across the box's targets (vectorised over targets), z = (x - c)/s:
+  //   f = sum_l B_l z^l,  f' = (1/s) sum_l l B_l z^(l-1),  f'' = (1/s^2) sum_l l (l-1) B_l z^(l-2)
+  //   phi = Re f,  E = (-Re f', Im f'),  H = (Re f'', -Im f'')
+  for_leaves(tree, false, threads, [&](BoxRef r, std::vector<double>* scratch) {
+    const Level& lv = tree.at(r);
+    const double inv_s = 1.0 / tree.box_size(r.level);
+    const std::int64_t i0 = lv.tgt_begin[r.box], m = lv.tgt_end[r.box] - i0;
+    scratch->resize(2 * m + 2 * (p + 1));
+    double *pzr = scratch->data(), *pzi = pzr + m, *cr = pzi + m, *ci = cr + p + 1;
+    box_offsets(tree, r, tree.tx(), tree.ty(), i0, m, pzr, pzi);
+    for (int d = 0; d < nd; ++d) {
+      const Complex* c = &e.local[r.level](0, r.box * nd + d);
+      for (int l = 0; l <= p; ++l) cr[l] = c[l].real(), ci[l] = c[l].imag();
+      horner(m, pzr, pzi, cr, ci, p,
+             [&](std::int64_t i, double fr, double) { at.potential(d, i0 + i, fr); });
+      if (out.ex && p >= 1) {
+        // f' s = sum_{l=0..p-1} (l+1) B_{l+1} z^l
+        for (int l = 0; l < p; ++l)
+          cr[l] = (l + 1) * c[l + 1].real(), ci[l] = (l + 1) * c[l + 1].imag();
+        horner(m, pzr, pzi, cr, ci, p - 1, [&](std::int64_t i, double fr, double fi) {
+          at.field(d, i0 + i, fr * inv_s, fi * inv_s);
+        });
+      }
+      if (out.hxx && p >= 2) {
+        // f'' s^2 = sum_{l=0..p-2} (l+2)(l+1) B_{l+2} z^l
+        const double inv_s2 = inv_s * inv_s;
+        for (int l = 0; l + 2 <= p; ++l) {
+          const double f = double(l + 2) * double(l + 1);
+          cr[l] = f * c[l + 2].real(), ci[l] = f * c[l + 2].imag();
+        }
+        horner(m, pzr, pzi, cr, ci, p - 2, [&](std::int64_t i, double hr, double hi) {
+          at.hessian(d, i0 + i, hr * inv_s2, hi * inv_s2);
+        });
+      }
+    }
+  });
+}
+
+void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const FarSources& s,
+         Expansions* e, int threads) {
+  const std::vector<BoxRef>& boxes = plan.p2l_boxes;
+  const int p = ops.p, nd = e->nd;
+  // A source z_j outside box b (v = (z_j - c)/s, |v| > the box's reach, t = 1/v):
+  //   B_0 += q_j (log|v| + log s),  B_k += -(q_j / k) t^k,  B_l += -(m_j / s) t^(l+1)
+  // (docs/math.md section 3.7). Only Re B_0 matters for the charges (phi = Re sum B_l w^l): the
+  // imaginary part of log(-v) is dropped. One loop over the boxes of every level: on deep trees
+  // most levels hold few such boxes, each with up to thousands of sources, so the work, not the
+  // box count, sets the team.
+  const std::int64_t n = std::int64_t(boxes.size());
+#pragma omp parallel num_threads(team_size(threads, std::int64_t(plan.p2l_terms) * nd))
+  {
+    std::vector<double> scratch;
+    PowerSums ps;
+    ps.nd = nd;
+    ps.top = p + 1;
+    ps.charges = s.q != nullptr;
+    ps.dipoles = s.mx != nullptr;
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const int l = boxes[i].level;
+      const std::int64_t b = boxes[i].box;
+      const BoxLists& x = plan.p2l[l];
+      const double sz = tree.box_size(l), inv_s = 1.0 / sz, log_s = std::log(sz);
+      double hx, hy;
+      tree.centre_index(l, b, &hx, &hy);
+      std::int64_t m = 0;
+      for (std::int64_t k = x.begin[b]; k < x.begin[b + 1]; ++k)
+        m += tree.at(x.box[k]).sources(x.box[k].box);
+      // The X leaves' sources gathered: 1/v, log|v|^2, and each channel of each density.
+      const int channels = nd * ((ps.charges ? 1 : 0) + (ps.dipoles ? 2 : 0));
+      scratch.resize(std::size_t(3 + channels) * m);
+      double *wr = scratch.data(), *wi = wr + m, *lg = wi + m, *ch = lg + m;
+      // The gathered strengths: nd x m each.
+      double* gq = ps.charges ? ch : nullptr;
+      double* gmx = ps.dipoles ? ch + (ps.charges ? nd * m : 0) : nullptr;
+      double* gmy = ps.dipoles ? gmx + nd * m : nullptr;
+      const std::size_t ns = tree.n_sources();
+      std::int64_t at = 0;
+      for (std::int64_t k = x.begin[b]; k < x.begin[b + 1]; ++k) {
+        const BoxRef c = x.box[k];
+        const Level& lc = tree.at(c);
+        for (std::int64_t j = lc.src_begin[c.box]; j < lc.src_end[c.box]; ++j, ++at) {
+          const double vr = Tree::offset(tree.sx[j], tree.x0, hx, sz, inv_s);
+          const double vi = Tree::offset(tree.sy[j], tree.y0, hy, sz, inv_s);
+          const double v2 = vr * vr + vi * vi;
+          wr[at] = vr / v2;  // 1/v
+          wi[at] = -vi / v2;
+          lg[at] = v2;
+          for (int d = 0; d < nd; ++d) {
+            if (gq) gq[d * m + at] = s.q[d * ns + j];
+            if (gmx) {
+              gmx[d * m + at] = s.mx[d * ns + j];
+              gmy[d * m + at] = s.my[d * ns + j];
+            }
+          }
+        }
+      }
+      if (ps.charges) log_in_place(lg, std::size_t(m));
+      ps.run(m, wr, wi, FarSources{gq, gmx, gmy}, std::size_t(m), 0);
+      for (int d = 0; d < nd; ++d) {
+        Complex* out = &e->local[l](0, b * nd + d);
+        if (ps.charges) {
+          double b0 = 0;
+          for (std::int64_t j = 0; j < m; ++j) b0 += gq[d * m + j] * (0.5 * lg[j] + log_s);
+          out[0] += b0;
+          for (int k = 1; k <= p; ++k) out[k] -= ps.sum(d, k, 0) / double(k);
+        }
+        if (ps.dipoles)
+          for (int k = 0; k <= p; ++k) out[k] -= ps.sum(d, k + 1, 1) * inv_s;
+      }
+    }
+  }
+}
+
+void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansions& e,
+         const FarOutputs& out, int threads) {
+  const BoxLists& w = plan.m2p;
+  if (w.box.empty()) return;
+  const int p = ops.p, nd = e.nd;
+  const NearField& near = plan.near;
+  const OutputAt at{out, tree.n_targets()};
+  // The multipole of box c (side s) at z, u = (z - c)/s, t = 1/u:
+  //   phi   = a_0 (log|u| + log s) + Re sum_k A_k t^k          (a_0 is real: the charges are)
+  //   phi'  = (t/s) (a_0 - sum_k k A_k t^k),          E = (-Re phi', Im phi')
+  //   phi'' = (t/s)^2 (-a_0 + sum_k k (k+1) A_k t^k),  H = (Re phi'', -Im phi'')
+  const std::int64_t n = std::int64_t(w.items());
+  // The team by the work (targets x W boxes), and chunks that feed every thread: large leaves
+  // (the cost model's CT 512-1024 at 1e5 points) make a few hundred heavy items, which chunks
+  // of 16 would hand to a few threads of a team of 15.
+  const int team = team_size(threads, std::int64_t(plan.m2p_terms) * nd);
+  const std::int64_t chunk = std::clamp<std::int64_t>(n / (8 * team), 1, 16);
+#pragma omp parallel num_threads(team)
+  {
+    std::vector<double> scratch;
+#pragma omp for schedule(dynamic, chunk)
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (w.begin[i] == w.begin[i + 1]) continue;
+      const std::int64_t i0 = near.leaf_tgt[i], m = near.leaf_tgt[i + 1] - i0;
+      scratch.resize(3 * m + 2 * (p + 1));
+      double *pur = scratch.data(), *pui = pur + m, *lg = pui + m, *cr = lg + m, *ci = cr + p + 1;
+      for (std::int64_t k = w.begin[i]; k < w.begin[i + 1]; ++k) {
+        const BoxRef c = w.box[k];
+        const double s = tree.box_size(c.level), inv_s = 1.0 / s, log_s = std::log(s);
+        double hx, hy;
+        tree.centre_index(c.level, c.box, &hx, &hy);
+        const double* tx = tree.tx() + i0;
+        const double* ty = tree.ty() + i0;
+#pragma omp simd
+        for (std::int64_t j = 0; j < m; ++j) {
+          const double ur = Tree::offset(tx[j], tree.x0, hx, s, inv_s);
+          const double ui = Tree::offset(ty[j], tree.y0, hy, s, inv_s);
+          const double u2 = ur * ur + ui * ui;
+          pur[j] = ur / u2;  // t = 1/u
+          pui[j] = -ui / u2;
+          lg[j] = u2;
+        }
+        log_in_place(lg, std::size_t(m));
+        for (int d = 0; d < nd; ++d) {
+          const Complex* a = &e.multipole[c.level](0, c.box * nd + d);
+          const double a0 = a[0].real();
+          // f = sum_{k=1..p} A_k t^k
+          cr[0] = ci[0] = 0;
+          for (int l = 1; l <= p; ++l) cr[l] = a[l].real(), ci[l] = a[l].imag();
+          horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double fr, double) {
+            at.potential(d, i0 + j, fr + a0 * (0.5 * lg[j] + log_s));
+          });
+          if (out.ex) {
+            // g = a_0 - sum_k k A_k t^k, then phi' = (t/s) g
+            cr[0] = a0;
+            ci[0] = 0;
+            for (int l = 1; l <= p; ++l) cr[l] = -l * a[l].real(), ci[l] = -l * a[l].imag();
+            horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double gr, double gi) {
+              at.field(d, i0 + j, (gr * pur[j] - gi * pui[j]) * inv_s,
+                       (gr * pui[j] + gi * pur[j]) * inv_s);
+            });
+          }
+          if (out.hxx) {
+            // h = -a_0 + sum_k k (k+1) A_k t^k, then phi'' = (t/s)^2 h
+            cr[0] = -a0;
+            ci[0] = 0;
+            for (int l = 1; l <= p; ++l) {
+              const double f = double(l) * double(l + 1);
+              cr[l] = f * a[l].real(), ci[l] = f * a[l].imag();
+            }
+            const double inv_s2 = inv_s * inv_s;
+            horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double hr, double hi) {
+              const double t2r = pur[j] * pur[j] - pui[j] * pui[j], t2i = 2 * pur[j] * pui[j];
+              at.hessian(d, i0 + j, (hr * t2r - hi * t2i) * inv_s2, (hr * t2i + hi * t2r) * inv_s2);
+            });
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace mlfma2d

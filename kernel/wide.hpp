@@ -1,0 +1,73 @@
+#pragma once
+// The kernels that run at the widest vectors the CPU has, chosen at run time (issue 23): the
+// portable build is x86-64-v3 (AVX2, 256-bit vectors); where the CPU has AVX-512 the same code,
+// compiled a second time for 512-bit vectors (kernel/wide_avx512.cpp), runs instead. Each kernel
+// is written once (kernel/wide_impl.hpp) over a vector type; the two units instantiate it with a
+// type of their own (internal linkage), and neither includes Eigen or instantiates a standard
+// library template, so no code compiled for AVX-512 can be shared with the rest of the library
+// (docs/math.md section 3.12).
+#include <cstdint>
+
+namespace mlfma2d {
+
+/// \brief The kernels of one vector width.
+struct WideKernels {
+  int bits = 256;  ///< 512 (AVX-512), 256 (AVX2) or 64 (scalar: a build without AVX2)
+  /// V = R S: R is rows x n, column-major with leading dimension `rows` (a multiple of
+  /// kWideRows, its extra rows zero); S is n x cols, column-major with leading dimension n, cols
+  /// a multiple of kWideCols; V is rows x cols, leading dimension `rows`. Each element is the
+  /// sum over k in increasing order, one fused multiply-add each: the same at every width.
+  void (*gemm)(int n, int rows, int cols, const double* R, const double* S, double* V);
+
+  /// The near field at one target (tx, ty) over n sources (x, y) (n a multiple of
+  /// kWideLanes), for `batch` densities at once (1, 2, 4 or 8; at most kWideBatch[order]):
+  /// q[d], mx[d], my[d] the strengths of density d of the batch (null for an absent kind). Each
+  /// pair's terms (kernel/pair.hpp: 0.5 log r2, g = 1/d and its powers) are computed once and
+  /// applied to every density of the batch, their sums held in registers:
+  ///   out[5 d + 0..4] = phi, E_x, E_y, H_xx, H_xy      (those of `order`: 0, 1 or 2)
+  /// Coincident pairs add 0. False (out not written) when a pair is closer than the smallest
+  /// normal r2 allows but not coincident: the caller sums that target through pair.hpp.
+  bool (*near_batch)(int n, const double* x, const double* y, int batch, int order,
+                     const double* const* q, const double* const* mx, const double* const* my,
+                     double tx, double ty, double* out);
+
+  /// Power sums of m points w (complex): for each density d < nd and k <= top,
+  ///   out[((d (top + 1) + k) 2 + 0) 2 + c] = sum_j q_dj w_j^k      (c = 0 real, 1 imaginary)
+  ///   out[((d (top + 1) + k) 2 + 1) 2 + c] = sum_j m_dj w_j^k      (m = mx + i my)
+  /// q, mx, my point at density 0's first point, densities `stride` apart (null: absent;
+  /// its sums are then not written). `scratch` holds 4 nd (top + 1) kWideLanes doubles.
+  void (*power_sums)(int m, const double* wr, const double* wi, int top, int nd, const double* q,
+                     const double* mx, const double* my, long stride, double* out, double* scratch);
+
+  /// f_j = sum_{l <= top} C_l z_j^l at m points (Horner): fr[j] = Re f_j, and fi[j] = Im f_j
+  /// unless fi is null.
+  void (*horner)(int m, const double* zr, const double* zi, const double* cr, const double* ci,
+                 int top, double* fr, double* fi);
+
+  /// The peak probe: `iterations` rounds of independent fused multiply-adds at this width
+  /// (enough chains to cover the latency of every FMA unit); *flops the floating-point
+  /// operations done. Returns their sum (so that none is optimised away).
+  double (*fma_probe)(long iterations, double* flops);
+};
+
+/// The lanes of the widest vectors (8 doubles): blocks of pairs are multiples of this.
+constexpr int kWideLanes = 8;
+/// The largest batch of densities near_batch takes for each order (its sums in registers).
+constexpr int kWideBatch[3] = {8, 4, 2};
+
+/// Rows of R are padded to a multiple of this; columns of S and V to a multiple of kWideCols.
+constexpr int kWideRows = 32;
+constexpr int kWideCols = 6;
+
+/// The widest kernels this CPU and this build have (512-bit where both have AVX-512), or the
+/// 256-bit ones where MLFMA2D_VECTOR_BITS=256 asks for them.
+const WideKernels& wide_kernels();
+/// The kernels of `bits` (256 or 512), nullptr where this CPU or build lacks them (for tests
+/// that compare the widths).
+const WideKernels* wide_kernels_of(int bits);
+/// Makes wide_kernels() return the kernels of `bits` from now on (tests and benchmarks that
+/// compare the widths in one process; not while an evaluation runs); false (nothing changed)
+/// where this CPU or build lacks them.
+bool use_wide_kernels(int bits);
+
+}  // namespace mlfma2d

@@ -1,0 +1,103 @@
+// The wide kernels at 256 bits (AVX2 + FMA: the portable build's x86-64-v3), or scalar where the
+// build has no AVX2.
+#include "kernel/wide.hpp"
+
+#ifdef __AVX2__
+#include <immintrin.h>
+extern "C" __m256d _ZGVdN4v_log(__m256d);  // glibc libmvec: 4-wide double log
+#else
+#include <cmath>
+#endif
+
+#include "kernel/pair_constants.hpp"
+
+namespace mlfma2d {
+namespace {
+
+#ifdef __AVX2__
+struct V {
+  static constexpr int W = 4;
+  using reg = __m256d;
+  static reg zero() { return _mm256_setzero_pd(); }
+  static reg load(const double* p) { return _mm256_loadu_pd(p); }
+  static void store(double* p, reg r) { _mm256_storeu_pd(p, r); }
+  static reg set1(double x) { return _mm256_set1_pd(x); }
+  static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_pd(a, b, c); }
+  static reg fms(reg a, reg b, reg c) { return _mm256_fmsub_pd(a, b, c); }
+  static reg add(reg a, reg b) { return _mm256_add_pd(a, b); }
+  static reg sub(reg a, reg b) { return _mm256_sub_pd(a, b); }
+  static reg mul(reg a, reg b) { return _mm256_mul_pd(a, b); }
+  static reg div(reg a, reg b) { return _mm256_div_pd(a, b); }
+  static reg log(reg a) { return _ZGVdN4v_log(a); }
+  static double hsum(reg v) {
+    const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+  }
+  using mask = __m256d;
+  static mask lt(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
+  static mask ne(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_NEQ_UQ); }
+  static mask mand(mask a, mask b) { return _mm256_and_pd(a, b); }
+  static mask mor(mask a, mask b) { return _mm256_or_pd(a, b); }
+  static bool any(mask m) { return _mm256_movemask_pd(m) != 0; }
+  static reg blend(mask m, reg a, reg b) { return _mm256_blendv_pd(b, a, m); }
+};
+constexpr int kRowVectors = 2;  // 2 x 6 accumulators of 16 registers
+constexpr int kBits = 256;
+#else
+struct V {
+  static constexpr int W = 1;
+  using reg = double;
+  static reg zero() { return 0.0; }
+  static reg load(const double* p) { return *p; }
+  static void store(double* p, reg r) { *p = r; }
+  static reg set1(double x) { return x; }
+  static reg fma(reg a, reg b, reg c) { return __builtin_fma(a, b, c); }
+  static reg fms(reg a, reg b, reg c) { return __builtin_fma(a, b, -c); }
+  static reg add(reg a, reg b) { return a + b; }
+  static reg sub(reg a, reg b) { return a - b; }
+  static reg mul(reg a, reg b) { return a * b; }
+  static reg div(reg a, reg b) { return a / b; }
+  static reg log(reg a) { return std::log(a); }
+  static double hsum(reg v) { return v; }
+  using mask = bool;
+  static mask lt(reg a, reg b) { return a < b; }
+  static mask ne(reg a, reg b) { return a != b; }
+  static mask mand(mask a, mask b) { return a && b; }
+  static mask mor(mask a, mask b) { return a || b; }
+  static bool any(mask m) { return m; }
+  static reg blend(mask m, reg a, reg b) { return m ? a : b; }
+};
+constexpr int kRowVectors = 4;
+constexpr int kBits = 64;
+#endif
+
+#include "kernel/wide_impl.hpp"
+
+void gemm(int n, int rows, int cols, const double* R, const double* S, double* Vout) {
+  gemm_impl<V, kRowVectors>(n, rows, cols, R, S, Vout);
+}
+bool near_batch(int n, const double* x, const double* y, int batch, int order,
+                const double* const* q, const double* const* mx, const double* const* my, double tx,
+                double ty, double* out) {
+  return near_batch_dispatch<V>(n, x, y, batch, order, q, mx, my, tx, ty, out);
+}
+double fma_probe(long iterations, double* flops) {
+  return fma_probe_impl<V, 12>(iterations, flops);
+}
+void power_sums(int m, const double* wr, const double* wi, int top, int nd, const double* q,
+                const double* mx, const double* my, long stride, double* out, double* scratch) {
+  power_sums_impl<V>(m, wr, wi, top, nd, q, mx, my, stride, out, scratch);
+}
+void horner(int m, const double* zr, const double* zi, const double* cr, const double* ci, int top,
+            double* fr, double* fi) {
+  horner_impl<V>(m, zr, zi, cr, ci, top, fr, fi);
+}
+
+}  // namespace
+
+const WideKernels& wide_kernels_256() {
+  static const WideKernels k{kBits, gemm, near_batch, power_sums, horner, fma_probe};
+  return k;
+}
+
+}  // namespace mlfma2d

@@ -1,0 +1,71 @@
+// The wide kernels at 512 bits (AVX-512 F/DQ/VL/BW: this unit alone is compiled for
+// x86-64-v4; kernel/wide.cpp calls it only where the CPU has them).
+#include <immintrin.h>
+
+#include "kernel/pair_constants.hpp"
+#include "kernel/wide.hpp"
+
+extern "C" __m512d _ZGVeN8v_log(__m512d);  // glibc libmvec: 8-wide double log
+
+namespace mlfma2d {
+namespace {
+
+struct V {
+  static constexpr int W = 8;
+  using reg = __m512d;
+  static reg zero() { return _mm512_setzero_pd(); }
+  static reg load(const double* p) { return _mm512_loadu_pd(p); }
+  static void store(double* p, reg r) { _mm512_storeu_pd(p, r); }
+  static reg set1(double x) { return _mm512_set1_pd(x); }
+  static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
+  static reg fms(reg a, reg b, reg c) { return _mm512_fmsub_pd(a, b, c); }
+  static reg add(reg a, reg b) { return _mm512_add_pd(a, b); }
+  static reg sub(reg a, reg b) { return _mm512_sub_pd(a, b); }
+  static reg mul(reg a, reg b) { return _mm512_mul_pd(a, b); }
+  static reg div(reg a, reg b) { return _mm512_div_pd(a, b); }
+  static reg log(reg a) { return _ZGVeN8v_log(a); }
+  static double hsum(reg v) {
+    alignas(64) double t[8];
+    _mm512_store_pd(t, v);
+    return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+  }
+  using mask = __mmask8;
+  static mask lt(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
+  static mask ne(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_NEQ_UQ); }
+  static mask mand(mask a, mask b) { return mask(a & b); }
+  static mask mor(mask a, mask b) { return mask(a | b); }
+  static bool any(mask m) { return m != 0; }
+  static reg blend(mask m, reg a, reg b) { return _mm512_mask_blend_pd(m, b, a); }
+};
+constexpr int kRowVectors = 4;  // 4 x 6 accumulators of 32 registers
+
+#include "kernel/wide_impl.hpp"
+
+void gemm(int n, int rows, int cols, const double* R, const double* S, double* Vout) {
+  gemm_impl<V, kRowVectors>(n, rows, cols, R, S, Vout);
+}
+bool near_batch(int n, const double* x, const double* y, int batch, int order,
+                const double* const* q, const double* const* mx, const double* const* my, double tx,
+                double ty, double* out) {
+  return near_batch_dispatch<V>(n, x, y, batch, order, q, mx, my, tx, ty, out);
+}
+double fma_probe(long iterations, double* flops) {
+  return fma_probe_impl<V, 24>(iterations, flops);
+}
+void power_sums(int m, const double* wr, const double* wi, int top, int nd, const double* q,
+                const double* mx, const double* my, long stride, double* out, double* scratch) {
+  power_sums_impl<V>(m, wr, wi, top, nd, q, mx, my, stride, out, scratch);
+}
+void horner(int m, const double* zr, const double* zi, const double* cr, const double* ci, int top,
+            double* fr, double* fi) {
+  horner_impl<V>(m, zr, zi, cr, ci, top, fr, fi);
+}
+
+}  // namespace
+
+const WideKernels& wide_kernels_512() {
+  static const WideKernels k{512, gemm, near_batch, power_sums, horner, fma_probe};
+  return k;
+}
+
+}  // namespace mlfma2d

@@ -1,0 +1,55 @@
+#pragma once
+// One evaluation's strengths and outputs on their way through the method (issue 22): checked,
+// summed over merged sources, dipoles made moments (solver/points.hpp: Strengths), put in tree
+// order for the far field, and the outputs finished (back from scaled coordinates, d2phi/dy2).
+#include <cstddef>
+#include <vector>
+
+#include "farfield/expansions.hpp"
+#include "mlfma2d/mlfma2d.hpp"
+#include "runtime/array.hpp"
+#include "solver/points.hpp"
+#include "tree/tree.hpp"
+
+namespace mlfma2d {
+
+/// \brief What one evaluation carries: its densities and kinds of sources.
+struct SourceKinds {
+  int densities = 1;
+  bool charges = true, dipoles = false;
+};
+
+/// Throws InvalidInput when an array the kinds need is missing or a value is not finite (naming
+/// it: "charge 7 of density 2", "dipole orientation y of source 3"); n sources.
+void check_strengths(const SourceKinds& kinds, std::size_t n, const Densities& in,
+                     const char* who = "");
+/// Throws InvalidInput when an output the options ask for is missing.
+void check_outputs(bool field, bool hessian, const Outputs& out, const char* who = "");
+
+/// \brief The arrays of one evaluation, kept from one to the next (no allocation per call).
+class EvaluationArrays {
+ public:
+  /// The strengths as the tree's sources carry them, in the caller's order of the tree's
+  /// sources (merged sources summed, moments d v / S).
+  Strengths caller_order(const PreparedPoints& points, const SourceKinds& kinds,
+                         const Densities& in, int threads);
+  /// The same in tree order, for the far field.
+  FarSources tree_order(const Tree& tree, const Strengths& s, int nd, int threads);
+  /// The far field's tree-order outputs, zeroed.
+  FarOutputs far_outputs(const Tree& tree, int nd, bool field, bool hessian, int threads);
+  /// The far field's outputs added to the caller-order outputs (nd x targets).
+  void add_far_field(const Tree& tree, int nd, bool field, bool hessian, const Outputs& out,
+                     int threads) const;
+
+ private:
+  std::vector<double> mom_x_, mom_y_, q_merged_, mx_merged_, my_merged_;
+  Array<double> q_, mx_, my_;                // nd x sources, tree order
+  Array<double> phi_, ex_, ey_, hxx_, hxy_;  // nd x targets, tree order
+};
+
+/// The outputs finished: back from scaled coordinates (+ log S per paired charge, derivatives
+/// / S per order: solver/points.hpp), and d2phi/dy2 = -d2phi/dx2.
+void finish_outputs(const PreparedPoints& points, const Strengths& s, int nd, bool field,
+                    bool hessian, const Outputs& out, int threads);
+
+}  // namespace mlfma2d

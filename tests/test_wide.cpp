@@ -1,0 +1,132 @@
+// The wide kernels at both vector widths (issue 23, docs/math.md section 3.12): where this CPU has
+// AVX-512, every kernel at 512 bits against the same at 256 bits (the product and Horner bitwise,
+// the sums over lanes to rounding), and the whole Solver within eps of direct sums at both.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernel/wide.hpp"
+#include "mlfma2d/io.hpp"
+#include "mlfma2d/mlfma2d.hpp"
+
+namespace mlfma2d {
+namespace {
+
+std::vector<double> random(std::size_t n, std::uint64_t seed, double lo = -1, double hi = 1) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<double> v(n);
+  for (double& x : v) x = u(g);
+  return v;
+}
+
+// Both widths, or a skip that says why not.
+struct Widths {
+  const WideKernels *narrow = nullptr, *wide = nullptr;
+};
+Widths widths() {
+  return {wide_kernels_of(256), wide_kernels_of(512)};
+}
+#define NEED_BOTH_WIDTHS(w)                                                                  \
+  if (!(w).wide) GTEST_SKIP() << "this CPU (or build) has no AVX-512: one width to compare"; \
+  ASSERT_NE((w).narrow, nullptr)
+
+TEST(Wide, TheProductIsTheSameAtBothWidths) {
+  const Widths w = widths();
+  NEED_BOTH_WIDTHS(w);
+  for (int n : {5, 31, 61}) {
+    const int rows = (n + kWideRows - 1) / kWideRows * kWideRows, cols = 4 * kWideCols;
+    std::vector<double> R = random(std::size_t(rows) * n, 1), S = random(std::size_t(n) * cols, 2);
+    std::vector<double> a(std::size_t(rows) * cols), b(a.size());
+    w.narrow->gemm(n, rows, cols, R.data(), S.data(), a.data());
+    w.wide->gemm(n, rows, cols, R.data(), S.data(), b.data());
+    EXPECT_EQ(a, b) << "n " << n;
+    // And the product itself, against a plain loop.
+    for (int j = 0; j < cols; ++j)
+      for (int i = 0; i < rows; ++i) {
+        double s = 0;
+        for (int k = 0; k < n; ++k)
+          s = std::fma(R[std::size_t(k) * rows + i], S[std::size_t(j) * n + k], s);
+        ASSERT_EQ(a[std::size_t(j) * rows + i], s) << "n " << n << " (" << i << ", " << j << ")";
+      }
+  }
+}
+
+TEST(Wide, HornerAndPowerSumsAgreeAcrossWidths) {
+  const Widths w = widths();
+  NEED_BOTH_WIDTHS(w);
+  const int m = 77, top = 30, nd = 3;
+  const std::vector<double> zr = random(m, 3, -0.7, 0.7), zi = random(m, 4, -0.7, 0.7);
+  const std::vector<double> cr = random(top + 1, 5), ci = random(top + 1, 6);
+  std::vector<double> fr1(m), fi1(m), fr2(m), fi2(m);
+  w.narrow->horner(m, zr.data(), zi.data(), cr.data(), ci.data(), top, fr1.data(), fi1.data());
+  w.wide->horner(m, zr.data(), zi.data(), cr.data(), ci.data(), top, fr2.data(), fi2.data());
+  EXPECT_EQ(fr1, fr2);
+  EXPECT_EQ(fi1, fi2);
+  const std::vector<double> q = random(std::size_t(nd) * m, 7), mx = random(std::size_t(nd) * m, 8),
+                            my = random(std::size_t(nd) * m, 9);
+  const std::size_t slots = 4 * nd * (top + 1);
+  std::vector<double> o1(slots), o2(slots), scratch(slots * kWideLanes);
+  w.narrow->power_sums(m, zr.data(), zi.data(), top, nd, q.data(), mx.data(), my.data(), m,
+                       o1.data(), scratch.data());
+  w.wide->power_sums(m, zr.data(), zi.data(), top, nd, q.data(), mx.data(), my.data(), m, o2.data(),
+                     scratch.data());
+  for (std::size_t i = 0; i < slots; ++i)
+    EXPECT_NEAR(o1[i], o2[i], 1e-14 * (1 + std::abs(o1[i]))) << "slot " << i;
+}
+
+TEST(Wide, NearBatchAgreesAcrossWidths) {
+  const Widths w = widths();
+  NEED_BOTH_WIDTHS(w);
+  const int n = 64;
+  std::vector<double> x = random(n, 10), y = random(n, 11);
+  x[5] = 0.25, y[5] = -0.5;  // the target itself: skipped
+  std::vector<std::vector<double>> q, mx, my;
+  for (int d = 0; d < 8; ++d)
+    q.push_back(random(n, 20 + d)), mx.push_back(random(n, 40 + d)),
+        my.push_back(random(n, 60 + d));
+  for (int order = 0; order <= 2; ++order)
+    for (int batch = 1; batch <= kWideBatch[order]; batch *= 2) {
+      const double *pq[8], *px[8], *py[8];
+      for (int d = 0; d < batch; ++d)
+        pq[d] = q[d].data(), px[d] = mx[d].data(), py[d] = my[d].data();
+      double a[40], b[40];
+      ASSERT_TRUE(
+          w.narrow->near_batch(n, x.data(), y.data(), batch, order, pq, px, py, 0.25, -0.5, a));
+      ASSERT_TRUE(
+          w.wide->near_batch(n, x.data(), y.data(), batch, order, pq, px, py, 0.25, -0.5, b));
+      for (int i = 0; i < 5 * batch; ++i)
+        EXPECT_NEAR(a[i], b[i], 1e-13 * (1 + std::abs(a[i])))
+            << "order " << order << " batch " << batch << " sum " << i;
+    }
+}
+
+TEST(Wide, TheSolverIsWithinEpsAtBothWidths) {
+  const Widths w = widths();
+  NEED_BOTH_WIDTHS(w);
+  const PointSet pts = generate_points("graded-polygon", 4000, 3);
+  std::vector<double> ref, rx, ry;
+  direct_sum(pts.x, pts.y, pts.q, pts.x, pts.y, {}, &ref, &rx, &ry);
+  std::vector<double> phi[2];
+  int k = 0;
+  for (int bits : {256, 512}) {
+    ASSERT_TRUE(use_wide_kernels(bits));
+    Options o;
+    o.backend = "cpu";
+    o.eps = 1e-10;
+    o.field = true;
+    o.ct = 32;
+    Solver s(pts.x, pts.y, o);
+    const Result r = s.evaluate(pts.q);
+    EXPECT_LE(error_norms(r.potential, ref).rel_l2, o.eps) << bits << " bits";
+    EXPECT_LE(error_norms(r.field_x, r.field_y, rx, ry).rel_l2, o.eps) << bits << " bits";
+    phi[k++] = r.potential;
+  }
+  EXPECT_LE(error_norms(phi[0], phi[1]).rel_l2, 1e-14) << "the two widths differ beyond rounding";
+  use_wide_kernels(512);
+}
+
+}  // namespace
+}  // namespace mlfma2d

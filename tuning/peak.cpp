@@ -1,0 +1,39 @@
+// The machine's FMA peak (tuning.hpp), measured by the wide kernels' probe (kernel/wide.hpp).
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "kernel/wide.hpp"
+#include "runtime/timer.hpp"
+#include "tuning/tuning.hpp"
+
+namespace mlfma2d::tuning {
+
+int widest_vector_bits() {
+  return wide_kernels_of(512) ? 512 : 256;
+}
+
+double fma_peak_gflops(int bits, int threads) {
+  const WideKernels* k = wide_kernels_of(bits);
+  if (!k) return 0;
+  // About 0.1 s a run: 2e7 rounds of 12 (256-bit) or 24 (512-bit) chains.
+  const long iterations = 20000000L / (k->bits >= 512 ? 2 : 1);
+  double best = 0;
+  for (int run = 0; run < 3; ++run) {
+    double flops = 0, sink = 0;
+    const double t0 = now_seconds();
+#pragma omp parallel num_threads(threads) reduction(+ : flops, sink)
+    {
+      double f = 0;
+      sink += k->fma_probe(iterations, &f);
+      flops += f;
+    }
+    const double t = now_seconds() - t0;
+    if (sink == 42.0) std::fputs("", stdout);  // the sums are used
+    best = std::max(best, flops / t * 1e-9);
+  }
+  return best;
+}
+
+}  // namespace mlfma2d::tuning
