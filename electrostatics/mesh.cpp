@@ -55,8 +55,8 @@ std::string narrow_gap(const PanelSet& ps) {
 }  // namespace
 
 Mesh::Mesh(const Contours& contours, const ElectrostaticOptions& o, int level, bool vacuum,
-           double fmm_eps, int threads_)
-    : threads(threads_) {
+           double fmm_eps, int threads_, int block_)
+    : threads(threads_), block(std::max(1, block_)) {
   timed(&setup.discretise, [&] { ps = discretise(contours, o, level, vacuum); });
   bordered = !ps.mirror;
   row_weight = std::sqrt(double(n())) / ps.perimeter;
@@ -86,14 +86,10 @@ Mesh::Mesh(const Contours& contours, const ElectrostaticOptions& o, int level, b
   Options fmm = o.fmm;
   fmm.eps = fmm_eps;
   op = std::make_unique<SingleLayer>(ps, ps.xm, ps.ym, fmm, o.quadrature_nodes, o.near_radius,
-                                     field);
+                                     field, block);
   setup.fmm_setup = op->seconds_setup_fmm;
   setup.near = op->seconds_setup_near;
-  phi.resize(n());
-  if (field) {
-    gx.resize(n());
-    gy.resize(n());
-  }
+  work_for(block);
   // auto = block: never far from the best, where none can take 10x its iterations (the
   // 512-gon coax at 1e5 panels: 13 against 239, results/dev-machine/wave3/solve_iterations.txt).
   preconditioner = o.preconditioner == "auto" ? "block" : o.preconditioner;
@@ -127,14 +123,55 @@ void Mesh::add_arc(const double* u, double* g) const {
 }
 
 void Mesh::system(const double* x, double* y) {
-  const std::size_t N = n();
+  system_block(1, x, y);
+}
+
+void Mesh::system_block(int k, const double* x, double* y) {
+  const std::size_t N = n(), M = size();
   if (dense) {
-    Eigen::Map<Eigen::VectorXd>(y, size()) =
-        *dense_a * Eigen::Map<const Eigen::VectorXd>(x, size());
+    for (int c = 0; c < k; ++c) {
+      Eigen::Map<Eigen::VectorXd>(y + c * M, M) =
+          *dense_a * Eigen::Map<const Eigen::VectorXd>(x + c * M, M);
+    }
     return;
   }
+  // The operator takes the panel densities of each vector (its first N entries).
+  const double* u = x;
+  if (k > 1 && M != N) {
+    work.resize(k * N);
+    for (int c = 0; c < k; ++c) std::copy(x + c * M, x + c * M + N, work.begin() + c * N);
+    u = work.data();
+  }
   const bool field = ps.interfaces;
-  op->apply(x, phi.data(), field ? gx.data() : nullptr, field ? gy.data() : nullptr);
+  work_for(k);
+  op->apply_block(k, u, phi.data(), field ? gx.data() : nullptr, field ? gy.data() : nullptr);
+  for (int c = 0; c < k; ++c) {
+    assemble(x + c * M, phi.data() + c * N, field ? gx.data() + c * N : nullptr,
+             field ? gy.data() + c * N : nullptr, y + c * M);
+  }
+}
+
+void Mesh::work_for(int k) {
+  const std::size_t size = static_cast<std::size_t>(k) * n();
+  if (phi.size() < size) phi.resize(size);
+  if (op->field() && gx.size() < size) {
+    gx.resize(size);
+    gy.resize(size);
+  }
+}
+
+void Mesh::release_block() {
+  if (!op) return;
+  op->release_block();
+  for (std::vector<double>* v : {&phi, &gx, &gy, &work}) {
+    v->resize(std::min(v->size(), n()));
+    v->shrink_to_fit();
+  }
+}
+
+void Mesh::assemble(const double* x, const double* phi_x, const double* gx_x, const double* gy_x,
+                    double* y) const {
+  const std::size_t N = n();
   const double c = bordered ? x[N] : 0.0;
   double charge = 0;
 #pragma omp parallel for reduction(+ : charge) schedule(static) num_threads(threads) \
@@ -142,11 +179,11 @@ void Mesh::system(const double* x, double* y) {
   for (std::size_t i = 0; i < N; ++i) {
     if (ps.is_interface(i)) {
       const double el = ps.eps_left[i], er = ps.eps_right[i];
-      double g = ps.nx[i] * gx[i] + ps.ny[i] * gy[i];
+      double g = ps.nx[i] * gx_x[i] + ps.ny[i] * gy_x[i];
       for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e) g += arc.val[e] * x[arc.col[e]];
       y[i] = kPi * x[i] + (el - er) / (el + er) * g;
     } else {
-      y[i] = -phi[i] + c;
+      y[i] = -phi_x[i] + c;
     }
     charge += ps.h[i] * x[i];
   }
@@ -183,49 +220,115 @@ SolveStats Mesh::solve(const std::vector<double>& b, std::vector<double>* x,
     st.residual = residual(b, *x);
     return st;
   }
-  GmresOptions g;
-  g.tol = o.tol;
-  g.restart = o.restart;
-  g.max_iterations = o.max_iterations;
-  g.threads = threads;
+  GmresOptions g = gmres_options(o);
   if (o.progress) {
-    g.on_iteration = [&](int it, double r) {
+    g.on_iteration = [&](int, int it, double r) {
       o.progress(what + ": iteration " + std::to_string(it) + ", residual " + num(r));
     };
   }
   const GmresResult r =
       gmres([this](const double* in, double* out) { system(in, out); },
             [this](const double* in, double* out) { pre->apply(in, out); }, b, x, g);
-  if (!r.converged) {
-    throw RuntimeFailure("GMRES did not reach the relative residual " + num(o.tol) + " in " +
-                         std::to_string(r.iterations) + " iterations (residual " + num(r.residual) +
-                         ")" + narrow_gap(ps) +
-                         "; else raise the iteration limit or the tolerance");
+  if (!r.converged) not_converged(r, o);
+  return {r.iterations, r.residual, r.history};
+}
+
+std::vector<SolveStats> Mesh::solve_block(const std::vector<std::vector<double>>& b,
+                                          std::vector<std::vector<double>>* x,
+                                          const ElectrostaticOptions& o, const std::string& what) {
+  if (dense) {
+    std::vector<SolveStats> stats;
+    x->resize(b.size());
+    for (std::size_t c = 0; c < b.size(); ++c) stats.push_back(solve(b[c], &(*x)[c], o, what));
+    return stats;
   }
-  st.iterations = r.iterations;
-  st.residual = r.residual;
-  st.history = r.history;
-  return st;
+  GmresOptions g = gmres_options(o);
+  // Each column's last iteration and residual: one line shows them all.
+  std::vector<std::pair<int, double>> last(b.size(), {0, 1.0});
+  if (o.progress) {
+    g.on_iteration = [&](int column, int it, double r) {
+      last[column] = {it, r};
+      std::string its, residuals;
+      for (const auto& [i, v] : last) {
+        its += (its.empty() ? "" : ", ") + std::to_string(i);
+        residuals += (residuals.empty() ? "" : ", ") + num(v);
+      }
+      o.progress(what + ": iterations " + its + ", residuals " + residuals);
+    };
+  }
+  const std::vector<GmresResult> results =
+      gmres_block([this](int k, const double* in, double* out) { system_block(k, in, out); },
+                  [this](const double* in, double* out) { pre->apply(in, out); }, b, x, g);
+  std::vector<SolveStats> stats;
+  for (const GmresResult& r : results) {
+    if (!r.converged) not_converged(r, o);
+    stats.push_back({r.iterations, r.residual, r.history});
+  }
+  return stats;
+}
+
+GmresOptions Mesh::gmres_options(const ElectrostaticOptions& o) const {
+  GmresOptions g;
+  g.tol = o.tol;
+  g.restart = o.restart;
+  g.max_iterations = o.max_iterations;
+  g.threads = threads;
+  return g;
+}
+
+void Mesh::not_converged(const GmresResult& r, const ElectrostaticOptions& o) const {
+  throw RuntimeFailure("GMRES did not reach the relative residual " + num(o.tol) + " in " +
+                       std::to_string(r.iterations) + " iterations (residual " + num(r.residual) +
+                       ")" + narrow_gap(ps) + "; else raise the iteration limit or the tolerance");
+}
+
+void Mesh::normal_fields(int k, const double* u, double* ngrad) {
+  const std::size_t N = n();
+  std::fill(ngrad, ngrad + k * N, 0.0);
+  if (!ps.two_sided) return;
+  if (dense) {
+    for (int c = 0; c < k; ++c) {
+      for (std::size_t i = 0; i < N; ++i) {
+        if (ps.is_interface(i) || ps.eps_left[i] == ps.eps_right[i]) continue;
+        double a, b;
+        dense_gradient(u + c * N, i, &a, &b);
+        ngrad[c * N + i] = ps.nx[i] * a + ps.ny[i] * b;
+      }
+    }
+  } else {
+    work_for(k);
+    op->apply_block(k, u, phi.data(), gx.data(), gy.data());
+    for (std::size_t e = 0; e < k * N; ++e) {
+      const std::size_t i = e % N;
+      ngrad[e] = ps.nx[i] * gx[e] + ps.ny[i] * gy[e];
+    }
+  }
+  for (int c = 0; c < k; ++c) add_arc(u + c * N, ngrad + c * N);
 }
 
 std::vector<double> Mesh::free_charges(const std::vector<double>& x, int conductors,
                                        std::vector<double>* sigma) {
-  const std::size_t N = n();
-  std::vector<double> ngrad(N, 0.0);  // n . grad (S u) where the sides differ
-  if (ps.two_sided) {
-    if (dense) {
-      for (std::size_t i = 0; i < N; ++i) {
-        if (ps.is_interface(i) || ps.eps_left[i] == ps.eps_right[i]) continue;
-        double a, b;
-        dense_gradient(x.data(), i, &a, &b);
-        ngrad[i] = ps.nx[i] * a + ps.ny[i] * b;
-      }
-    } else {
-      op->apply(x.data(), phi.data(), gx.data(), gy.data());
-      for (std::size_t i = 0; i < N; ++i) ngrad[i] = ps.nx[i] * gx[i] + ps.ny[i] * gy[i];
-    }
-    add_arc(x.data(), ngrad.data());
+  std::vector<double> ngrad(n());
+  normal_fields(1, x.data(), ngrad.data());
+  return charges(x.data(), ngrad.data(), conductors, sigma);
+}
+
+std::vector<std::vector<double>> Mesh::free_charges_block(const std::vector<std::vector<double>>& x,
+                                                          int conductors) {
+  const std::size_t N = n(), k = x.size();
+  std::vector<double> u(k * N), ngrad(k * N);
+  for (std::size_t c = 0; c < k; ++c) std::copy(x[c].begin(), x[c].begin() + N, u.begin() + c * N);
+  normal_fields(static_cast<int>(k), u.data(), ngrad.data());
+  std::vector<std::vector<double>> q;
+  for (std::size_t c = 0; c < k; ++c) {
+    q.push_back(charges(x[c].data(), ngrad.data() + c * N, conductors, nullptr));
   }
+  return q;
+}
+
+std::vector<double> Mesh::charges(const double* x, const double* ngrad, int conductors,
+                                  std::vector<double>* sigma) const {
+  const std::size_t N = n();
   std::vector<double> q(conductors, 0.0);
   if (sigma) sigma->assign(N, 0.0);
   const double scale = ps.frame.scale;
