@@ -65,15 +65,16 @@ inline bool try_geometry(Geometry* g, const std::string& shape, std::size_t n, b
   return true;
 }
 
-/// Calls f(g) on the trees of the point set (shape, separate, kind) at CT 1, 15 and 200, level
-/// offsets -2..+3 and each of `sizes` (those the offset does not put past the deepest level),
-/// each under a SCOPED_TRACE; stops at the first failure. One-point and empty boxes in deep
-/// trees, dense one-leaf groups in shallow ones, long adaptive near lists.
+/// Calls f(g) on the trees of the point set (shape, separate, kind) at each CT of `cts`, level
+/// offset of `offsets` and size of `sizes` (those the offset does not put past the deepest
+/// level), each under a SCOPED_TRACE; stops at the first failure.
 inline void for_each_tree(const std::string& shape, bool separate, TreeKind kind,
-                          std::uint64_t seed, std::initializer_list<std::size_t> sizes,
+                          std::uint64_t seed, std::initializer_list<int> cts,
+                          std::initializer_list<int> offsets,
+                          std::initializer_list<std::size_t> sizes,
                           const std::function<void(const Geometry&)>& f) {
-  for (int ct : {1, 15, 200}) {
-    for (int offset = -2; offset <= 3; ++offset) {
+  for (int ct : cts) {
+    for (int offset : offsets) {
       for (std::size_t n : sizes) {
         SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset) + ", n " +
                      std::to_string(n));
@@ -84,6 +85,14 @@ inline void for_each_tree(const std::string& shape, bool separate, TreeKind kind
       }
     }
   }
+}
+
+/// for_each_tree at CT 1, 15 and 200 and level offsets -2..+3: one-point and empty boxes in deep
+/// trees, dense one-leaf groups in shallow ones, long adaptive near lists.
+inline void for_each_tree(const std::string& shape, bool separate, TreeKind kind,
+                          std::uint64_t seed, std::initializer_list<std::size_t> sizes,
+                          const std::function<void(const Geometry&)>& f) {
+  for_each_tree(shape, separate, kind, seed, {1, 15, 200}, {-2, -1, 0, 1, 2, 3}, sizes, f);
 }
 
 /// \brief Near-field sums in caller target order (ex, ey empty without the field).

@@ -117,6 +117,15 @@ void expect_within(const PointSet& pts, Kinds kinds, int nd, bool field, bool he
   }
 }
 
+// The cpu back end at `eps`, at most `ct` points a leaf.
+Options cpu_options(double eps, int ct) {
+  Options o;
+  o.eps = eps;
+  o.backend = "cpu";
+  o.ct = ct;
+  return o;
+}
+
 struct Case {
   const char* shape;
   const char* tree;
@@ -131,11 +140,9 @@ class EveryCombination : public ::testing::TestWithParam<Case> {};
 TEST_P(EveryCombination, IsWithinEpsOfDirectSums) {
   const Case c = GetParam();
   const PointSet pts = generate_points(c.shape, 3000, 5);
-  Options o;
+  // ct 32: deep enough for every operator (the adaptive tree's W and X lists too).
+  Options o = cpu_options(1e-8, 32);
   o.tree = c.tree;
-  o.eps = 1e-8;
-  o.backend = "cpu";
-  o.ct = 32;  // deep enough for every operator (the adaptive tree's W and X lists too)
   for (Kinds k : {Kinds::Charges, Kinds::Dipoles, Kinds::Both})
     for (int order = 0; order <= 2; ++order)
       for (int nd : {1, 3}) expect_within(pts, k, nd, order >= 1, order == 2, o, o.eps);
@@ -215,19 +222,13 @@ TEST(Densities, OneDipoleAgainstItsClosedFormAndDifferences) {
 
 TEST(Densities, HessianOnlyWithoutTheField) {
   const PointSet pts = generate_points("uniform", 2000, 3);
-  Options o;
-  o.eps = 1e-10;
-  o.backend = "cpu";
-  o.ct = 24;
+  const Options o = cpu_options(1e-10, 24);
   expect_within(pts, Kinds::Both, 2, false, true, o, o.eps);
 }
 
 TEST(Densities, OrientationsPerDensity) {
   const PointSet pts = generate_points("disk", 2000, 9);
-  Options o;
-  o.eps = 1e-10;
-  o.backend = "cpu";
-  o.ct = 24;
+  const Options o = cpu_options(1e-10, 24);
   expect_within(pts, Kinds::Both, 3, true, true, o, o.eps, true);
 }
 
@@ -236,10 +237,7 @@ TEST(Densities, SeparateTargets) {
   const PointSet t = generate_points("uniform", 1500, 8);
   pts.tx = t.x;
   pts.ty = t.y;
-  Options o;
-  o.eps = 1e-9;
-  o.backend = "cpu";
-  o.ct = 20;
+  const Options o = cpu_options(1e-9, 20);
   expect_within(pts, Kinds::Both, 3, true, true, o, o.eps);
 }
 
@@ -248,10 +246,7 @@ TEST(Densities, CoincidentSourcesMergeTheirDipoles) {
   PointSet pts = generate_points("uniform", 1000, 2);
   pts.x.insert(pts.x.end(), pts.x.begin(), pts.x.end());
   pts.y.insert(pts.y.end(), pts.y.begin(), pts.y.end());
-  Options o;
-  o.eps = 1e-9;
-  o.backend = "cpu";
-  o.ct = 16;
+  const Options o = cpu_options(1e-9, 16);
   expect_within(pts, Kinds::Both, 2, true, true, o, o.eps);
 }
 
@@ -261,10 +256,7 @@ TEST(Densities, ExtentsThatNeedScaling) {
   PointSet pts = generate_points("uniform", 1500, 6);
   for (double& v : pts.x) v *= 1e200;
   for (double& v : pts.y) v *= 1e200;
-  Options o;
-  o.eps = 1e-9;
-  o.backend = "cpu";
-  o.ct = 16;
+  const Options o = cpu_options(1e-9, 16);
   expect_within(pts, Kinds::Both, 2, true, true, o, o.eps);
 }
 

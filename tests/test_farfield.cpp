@@ -101,25 +101,26 @@ void expect_converges(const Geometry& s, double tol,
   EXPECT_LT(last, tol);
 }
 
-TEST(FarField, P2MMatchesDirectSumAndConverges) {
-  const Geometry s = make_setup();
+// P2M at the leaves, then M2M up to level `top`: the multipoles of level `top` converge to the
+// direct sums below 1e-10.
+void expect_multipoles_converge(const Geometry& s, int top) {
   expect_converges(
       s, 1e-10,
       [&](const Operators& ops, Expansions* e) {
         P2M(s.tree, ops, FarSources{s.q.data()}, e, kThreads);
+        for (int l = s.tree.levels - 1; l >= top; --l) M2M(s.tree, ops, l, e, kThreads);
       },
-      [&](const Expansions& e, int p) { return multipole_error(s, e, s.tree.levels, p); });
+      [&](const Expansions& e, int p) { return multipole_error(s, e, top, p); });
+}
+
+TEST(FarField, P2MMatchesDirectSumAndConverges) {
+  const Geometry s = make_setup();
+  expect_multipoles_converge(s, s.tree.levels);  // the leaves: P2M alone
 }
 
 TEST(FarField, M2MMatchesDirectSumAndConverges) {
   const Geometry s = make_setup();
-  expect_converges(
-      s, 1e-10,
-      [&](const Operators& ops, Expansions* e) {
-        P2M(s.tree, ops, FarSources{s.q.data()}, e, kThreads);
-        for (int l = s.tree.levels - 1; l >= 3; --l) M2M(s.tree, ops, l, e, kThreads);
-      },
-      [&](const Expansions& e, int p) { return multipole_error(s, e, 3, p); });
+  expect_multipoles_converge(s, 3);
 }
 
 // Local expansion of box b at level l holding only the interaction list of level `from`
@@ -170,40 +171,56 @@ TEST(FarField, M2LAndL2LMatchDirectSumAndConverge) {
   }
 }
 
-TEST(FarField, L2PPotentialAndFieldMatchDirectSum) {
-  const Geometry s = make_setup();
-  const Tree& t = s.tree;
-  const int l = t.levels;
+// The potential and field at the targets, tree order.
+struct TargetSums {
+  std::vector<double> phi, ex, ey;
+  explicit TargetSums(std::size_t n) : phi(n, 0.0), ex(n, 0.0), ey(n, 0.0) {}
+};
+
+// The potential and field that `apply` adds at the targets from fresh expansions at p = 4, 8,
+// 16, 24, against `ref`: both errors must fall with p and end below phi_tol and field_tol.
+void expect_field_converges(
+    const Geometry& s, const TargetSums& ref, double phi_tol, double field_tol,
+    const std::function<void(const Operators&, Expansions*, const FarOutputs&)>& apply) {
   double last_phi = 1, last_field = 1;
   for (int p : {4, 8, 16, 24}) {
     const Operators ops(p);
     Expansions e;
-    e.reset(t, p, 1, 0);
-    P2M(t, ops, FarSources{s.q.data()}, &e, kThreads);
-    M2L(t, s.plan, ops, l, l, &e, kThreads);
-    std::vector<double> phi(t.n_targets(), 0.0), ex(phi), ey(phi);
-    L2P(t, ops, e, FarOutputs{phi.data(), ex.data(), ey.data()}, kThreads);
-    // Reference: each target against the sources of its leaf's interaction list.
-    const Level& leaf = t.level[t.levels];
-    const M2LLevel& pairs = s.plan.m2l[l];
-    std::vector<double> rp(phi.size(), 0.0), rx(phi), ry(phi);
-    std::fill(rx.begin(), rx.end(), 0.0);
-    std::fill(ry.begin(), ry.end(), 0.0);
-    for (std::size_t i = 0; i < pairs.tgt.size(); ++i) {
-      const std::int32_t b = pairs.tgt[i], src = pairs.src[i];
-      for (std::int64_t k = leaf.tgt_begin[b]; k < leaf.tgt_end[b]; ++k)
-        for (std::int64_t j = leaf.src_begin[src]; j < leaf.src_end[src]; ++j)
-          log_pair_field(t.tx()[k], t.ty()[k], t.sx[j], t.sy[j], s.q[j], &rp[k], &rx[k], &ry[k]);
-    }
-    const double ephi = error_norms(phi, rp).rel_l2;
-    const double efield = testing::field_rel_l2(ex, ey, rx, ry);
-    EXPECT_LT(ephi, last_phi);
-    EXPECT_LT(efield, last_field);
+    e.reset(s.tree, p, 1, 0);
+    TargetSums got(s.tree.n_targets());
+    apply(ops, &e, FarOutputs{got.phi.data(), got.ex.data(), got.ey.data()});
+    const double ephi = error_norms(got.phi, ref.phi).rel_l2;
+    const double efield = testing::field_rel_l2(got.ex, got.ey, ref.ex, ref.ey);
+    EXPECT_LT(ephi, last_phi) << "p = " << p;
+    EXPECT_LT(efield, last_field) << "p = " << p;
     last_phi = ephi;
     last_field = efield;
   }
-  EXPECT_LT(last_phi, 1e-10);
-  EXPECT_LT(last_field, 1e-9);
+  EXPECT_LT(last_phi, phi_tol);
+  EXPECT_LT(last_field, field_tol);
+}
+
+TEST(FarField, L2PPotentialAndFieldMatchDirectSum) {
+  const Geometry s = make_setup();
+  const Tree& t = s.tree;
+  const int l = t.levels;
+  // Reference: each target against the sources of its leaf's interaction list.
+  const Level& leaf = t.level[t.levels];
+  const M2LLevel& pairs = s.plan.m2l[l];
+  TargetSums ref(t.n_targets());
+  for (std::size_t i = 0; i < pairs.tgt.size(); ++i) {
+    const std::int32_t b = pairs.tgt[i], src = pairs.src[i];
+    for (std::int64_t k = leaf.tgt_begin[b]; k < leaf.tgt_end[b]; ++k)
+      for (std::int64_t j = leaf.src_begin[src]; j < leaf.src_end[src]; ++j)
+        log_pair_field(t.tx()[k], t.ty()[k], t.sx[j], t.sy[j], s.q[j], &ref.phi[k], &ref.ex[k],
+                       &ref.ey[k]);
+  }
+  expect_field_converges(s, ref, 1e-10, 1e-9,
+                         [&](const Operators& ops, Expansions* e, const FarOutputs& out) {
+                           P2M(t, ops, FarSources{s.q.data()}, e, kThreads);
+                           M2L(t, s.plan, ops, l, l, e, kThreads);
+                           L2P(t, ops, *e, out, kThreads);
+                         });
 }
 
 // The adaptive tree's operators. A graded contour gives leaves on many levels, hence W and X
@@ -256,34 +273,23 @@ TEST(FarField, M2PPotentialAndFieldMatchDirectSum) {
   const Tree& t = s.tree;
   const NearField& near = s.plan.near;
   ASSERT_GT(s.plan.m2p.box.size(), 20u) << "the geometry has W lists";
-  double last_phi = 1, last_field = 1;
-  for (int p : {4, 8, 16, 24}) {
-    const Operators ops(p);
-    Expansions e;
-    e.reset(t, p, 1, 0);
-    P2M(t, ops, FarSources{s.q.data()}, &e, kThreads);
-    for (int l = t.levels - 1; l >= 3; --l) M2M(t, ops, l, &e, kThreads);
-    std::vector<double> phi(t.n_targets(), 0.0), ex(phi), ey(phi);
-    M2P(t, s.plan, ops, e, FarOutputs{phi.data(), ex.data(), ey.data()}, kThreads);
-    // Reference: each target against the sources of its leaf's W boxes.
-    std::vector<double> rp(phi.size(), 0.0), rx(rp), ry(rp);
-    for (std::size_t i = 0; i < near.leaves(); ++i)
-      for (std::int64_t k = s.plan.m2p.begin[i]; k < s.plan.m2p.begin[i + 1]; ++k) {
-        const BoxRef w = s.plan.m2p.box[k];
-        const Level& lw = t.at(w);
-        for (std::int64_t a = near.leaf_tgt[i]; a < near.leaf_tgt[i + 1]; ++a)
-          for (std::int64_t j = lw.src_begin[w.box]; j < lw.src_end[w.box]; ++j)
-            log_pair_field(t.tx()[a], t.ty()[a], t.sx[j], t.sy[j], s.q[j], &rp[a], &rx[a], &ry[a]);
-      }
-    const double ephi = error_norms(phi, rp).rel_l2;
-    const double efield = testing::field_rel_l2(ex, ey, rx, ry);
-    EXPECT_LT(ephi, last_phi) << "p = " << p;
-    EXPECT_LT(efield, last_field) << "p = " << p;
-    last_phi = ephi;
-    last_field = efield;
-  }
-  EXPECT_LT(last_phi, 1e-9);
-  EXPECT_LT(last_field, 1e-8);
+  // Reference: each target against the sources of its leaf's W boxes.
+  TargetSums ref(t.n_targets());
+  for (std::size_t i = 0; i < near.leaves(); ++i)
+    for (std::int64_t k = s.plan.m2p.begin[i]; k < s.plan.m2p.begin[i + 1]; ++k) {
+      const BoxRef w = s.plan.m2p.box[k];
+      const Level& lw = t.at(w);
+      for (std::int64_t a = near.leaf_tgt[i]; a < near.leaf_tgt[i + 1]; ++a)
+        for (std::int64_t j = lw.src_begin[w.box]; j < lw.src_end[w.box]; ++j)
+          log_pair_field(t.tx()[a], t.ty()[a], t.sx[j], t.sy[j], s.q[j], &ref.phi[a], &ref.ex[a],
+                         &ref.ey[a]);
+    }
+  expect_field_converges(s, ref, 1e-9, 1e-8,
+                         [&](const Operators& ops, Expansions* e, const FarOutputs& out) {
+                           P2M(t, ops, FarSources{s.q.data()}, e, kThreads);
+                           for (int l = t.levels - 1; l >= 3; --l) M2M(t, ops, l, e, kThreads);
+                           M2P(t, s.plan, ops, *e, out, kThreads);
+                         });
 }
 
 }  // namespace

@@ -212,26 +212,22 @@ TEST_P(FastLayoutTest, SharedEmulationIsEquivalentToReference) {
 /// classic 1024 where a source carries more strengths) and a tiny one, against the cpu back end.
 TEST_P(FastLayoutTest, SharedEmulationOfEveryKindIsEquivalentToReference) {
   const Case& c = GetParam();
-  for (int ct : {1, 15, 200}) {
-    for (int offset : {-2, 0, 2}) {
-      SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset));
-      Geometry g;
-      if (!testing::try_geometry(&g, c.shape, 500, c.separate, ct, offset, kSeed, c.kind)) continue;
-      for (const DensityCase& dc : testing::density_cases({1, 3})) {
-        SCOPED_TRACE(testing::describe(dc));
-        const Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kStrengthSeed);
-        const DensitySums ref = cpu_sums(g, dc, s);
-        const NearFieldProblem p = testing::density_problem(g, dc);
-        const SharedLayout l =
-            cuda::shared_layout(p, cuda::kSharedBlock, cuda::shared_layout_tile(p));
-        check_layout(g, l);
-        testing::expect_density_equivalent(emulate_shared(g, l, dc, s), ref, dc.nd);
-        const SharedLayout tiny = cuda::shared_layout(p, 4, 16);
-        testing::expect_density_equivalent(emulate_shared(g, tiny, dc, s, false), ref, dc.nd);
-        if (::testing::Test::HasFailure()) return;
-      }
-    }
-  }
+  testing::for_each_tree(
+      c.shape, c.separate, c.kind, kSeed, {1, 15, 200}, {-2, 0, 2}, {500}, [&](const Geometry& g) {
+        for (const DensityCase& dc : testing::density_cases({1, 3})) {
+          SCOPED_TRACE(testing::describe(dc));
+          const Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kStrengthSeed);
+          const DensitySums ref = cpu_sums(g, dc, s);
+          const NearFieldProblem p = testing::density_problem(g, dc);
+          const SharedLayout l =
+              cuda::shared_layout(p, cuda::kSharedBlock, cuda::shared_layout_tile(p));
+          check_layout(g, l);
+          testing::expect_density_equivalent(emulate_shared(g, l, dc, s), ref, dc.nd);
+          const SharedLayout tiny = cuda::shared_layout(p, 4, 16);
+          testing::expect_density_equivalent(emulate_shared(g, tiny, dc, s, false), ref, dc.nd);
+          if (::testing::Test::HasFailure()) return;
+        }
+      });
 }
 
 /// The record arrays of g (the tree's coordinates and near lists, as 'repetition-gpu' uploads
@@ -264,46 +260,43 @@ std::vector<double> warp_records(const cuda::RecordArrays& a, std::int64_t nt,
 /// sums.
 TEST_P(FastLayoutTest, GpuRecordsEqualHostRecords) {
   const Case& c = GetParam();
-  for (int ct : {1, 15, 200}) {
-    for (int offset : {-2, 0, 2}) {
-      SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset));
-      Geometry g;
-      if (!testing::try_geometry(&g, c.shape, 600, c.separate, ct, offset, kSeed, c.kind)) continue;
-      const Tree& tree = g.tree;
-      const std::int64_t nt = std::int64_t(tree.n_targets());
-      const std::int64_t stride = cuda::repetition_stride(g.problem);
-      const DensityCase dc{1, true, false, true, false};
-      const Strengths s = testing::make_strengths(tree.n_sources(), dc, kStrengthSeed);
-      const TreeStrengths w(g, s, 1);
-      const NearField& nf = g.plan.near;
-      std::vector<double> host(std::size_t(nt * stride), -1.0);
-      cuda::collect_repetition_chunk(g.problem, cuda::Chunk{0, std::int64_t(nf.leaves()), 0, nt, 0},
-                                     w.q.data(), stride, host.data());
-      const std::vector<std::int32_t> tgt_leaf = cuda::target_leaves(g.problem);
-      const cuda::RecordArrays a = cuda::batch_records(
-          record_geometry(g, tgt_leaf), cuda::DensityBatch{}, w.q.data(), nullptr, nullptr, 0);
-      ASSERT_EQ(a.channels, 1);
-      const std::vector<double> dev = warp_records(a, nt, stride);
-      for (std::int64_t i = 0; i < nt; ++i) {
-        const auto n = std::int64_t(host[i * stride + 2]);
-        EXPECT_EQ(n, nf.sources[tgt_leaf[i]]);
-        for (std::int64_t e = 0; e < 3 + 3 * n; ++e)
-          ASSERT_EQ(dev[i * stride + e], host[i * stride + e])
-              << "target " << i << " element " << e;
-      }
-      // And the unchanged repetition body over them gives the cpu sums.
-      DensitySums tree_order(std::size_t(nt), dc), out(std::size_t(nt), dc);
-      for (std::int64_t i = 0; i < nt; ++i)
-        cuda::repetition_target<true>(dev.data(), stride, i, outputs_from(&tree_order, 0));
-      for (std::int64_t i = 0; i < nt; ++i) {
-        const std::int64_t to = tree.tgt_index()[i];
-        out.phi[to] = tree_order.phi[i];
-        out.ex[to] = tree_order.ex[i];
-        out.ey[to] = tree_order.ey[i];
-      }
-      testing::expect_density_equivalent(out, cpu_sums(g, dc, s), 1);
-    }
-  }
+  testing::for_each_tree(
+      c.shape, c.separate, c.kind, kSeed, {1, 15, 200}, {-2, 0, 2}, {600}, [&](const Geometry& g) {
+        const Tree& tree = g.tree;
+        const std::int64_t nt = std::int64_t(tree.n_targets());
+        const std::int64_t stride = cuda::repetition_stride(g.problem);
+        const DensityCase dc{1, true, false, true, false};
+        const Strengths s = testing::make_strengths(tree.n_sources(), dc, kStrengthSeed);
+        const TreeStrengths w(g, s, 1);
+        const NearField& nf = g.plan.near;
+        std::vector<double> host(std::size_t(nt * stride), -1.0);
+        cuda::collect_repetition_chunk(g.problem,
+                                       cuda::Chunk{0, std::int64_t(nf.leaves()), 0, nt, 0},
+                                       w.q.data(), stride, host.data());
+        const std::vector<std::int32_t> tgt_leaf = cuda::target_leaves(g.problem);
+        const cuda::RecordArrays a = cuda::batch_records(
+            record_geometry(g, tgt_leaf), cuda::DensityBatch{}, w.q.data(), nullptr, nullptr, 0);
+        ASSERT_EQ(a.channels, 1);
+        const std::vector<double> dev = warp_records(a, nt, stride);
+        for (std::int64_t i = 0; i < nt; ++i) {
+          const auto n = std::int64_t(host[i * stride + 2]);
+          EXPECT_EQ(n, nf.sources[tgt_leaf[i]]);
+          for (std::int64_t e = 0; e < 3 + 3 * n; ++e)
+            ASSERT_EQ(dev[i * stride + e], host[i * stride + e])
+                << "target " << i << " element " << e;
+        }
+        // And the unchanged repetition body over them gives the cpu sums.
+        DensitySums tree_order(std::size_t(nt), dc), out(std::size_t(nt), dc);
+        for (std::int64_t i = 0; i < nt; ++i)
+          cuda::repetition_target<true>(dev.data(), stride, i, outputs_from(&tree_order, 0));
+        for (std::int64_t i = 0; i < nt; ++i) {
+          const std::int64_t to = tree.tgt_index()[i];
+          out.phi[to] = tree_order.phi[i];
+          out.ex[to] = tree_order.ex[i];
+          out.ey[to] = tree_order.ey[i];
+        }
+        testing::expect_density_equivalent(out, cpu_sums(g, dc, s), 1);
+      });
 }
 
 /// One pass of the general record kernel on the host: record_sums over every target's record,

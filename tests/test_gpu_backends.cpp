@@ -97,6 +97,11 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return describe(info.param);
 }
 
+/// Case c's point set and tree with n points at CT 15 (testing::try_geometry).
+bool case_geometry(Geometry* g, const Case& c, std::size_t n, int offset = 0) {
+  return testing::try_geometry(g, c.set.shape, n, c.set.separate, 15, offset, kSeed, c.set.kind);
+}
+
 class GpuBackendTest : public ::testing::TestWithParam<Case> {};
 
 /// testing::for_each_tree at sizes 1, 2, 7, 1000: one-point and empty boxes in deep
@@ -122,8 +127,7 @@ TEST_P(GpuBackendTest, GeometryReuseWithNewChargesIsEquivalentToReference) {
   Geometry g;
   // One level finer than CT asks on the uniform tree (more leaves); the adaptive multi-scale set
   // already reaches the deepest level.
-  ASSERT_TRUE(testing::try_geometry(&g, c.set.shape, 30000, c.set.separate, 15,
-                                    c.set.kind == TreeKind::Uniform ? 1 : 0, kSeed, c.set.kind));
+  ASSERT_TRUE(case_geometry(&g, c, 30000, c.set.kind == TreeKind::Uniform ? 1 : 0));
   NearFieldProblem p = g.problem;
   p.field = true;
   p.chunk_targets = 5000;
@@ -381,21 +385,11 @@ class GpuDensityTest : public ::testing::TestWithParam<Case> {};
 TEST_P(GpuDensityTest, EveryKindIsEquivalentToReference) {
   REQUIRE_CUDA_DEVICE();
   const Case& c = GetParam();
-  for (int ct : {15, 200}) {
-    for (int offset : {-2, 0, 1}) {
-      for (std::size_t n : {std::size_t(7), std::size_t(3000)}) {
-        SCOPED_TRACE("ct " + std::to_string(ct) + ", offset " + std::to_string(offset) + ", n " +
-                     std::to_string(n));
-        Geometry g;
-        if (!testing::try_geometry(&g, c.set.shape, n, c.set.separate, ct, offset, kSeed,
-                                   c.set.kind))
-          continue;
-        for (const DensityCase& dc : testing::density_cases({1, 3}))
-          expect_equivalent_densities(c.backend, g, dc);
-        if (HasFailure()) return;
-      }
-    }
-  }
+  testing::for_each_tree(c.set.shape, c.set.separate, c.set.kind, kSeed, {15, 200}, {-2, 0, 1},
+                         {7, 3000}, [&](const Geometry& g) {
+                           for (const DensityCase& dc : testing::density_cases({1, 3}))
+                             expect_equivalent_densities(c.backend, g, dc);
+                         });
 }
 
 /// Wider passes: nd = 5 (one 8-wide pass, 5 active) and 10 (8 + a 2-wide pass) of both kinds
@@ -405,8 +399,7 @@ TEST_P(GpuDensityTest, WideBatchesAreEquivalentToReference) {
   REQUIRE_CUDA_DEVICE();
   const Case& c = GetParam();
   Geometry g;
-  ASSERT_TRUE(
-      testing::try_geometry(&g, c.set.shape, 20000, c.set.separate, 15, 0, kSeed, c.set.kind));
+  ASSERT_TRUE(case_geometry(&g, c, 20000));
   for (const DensityCase& dc :
        {DensityCase{5, true, true, true, true}, DensityCase{8, true, false, true, false},
         DensityCase{8, false, true, false, true}, DensityCase{10, true, true, true, true}}) {
@@ -421,8 +414,7 @@ TEST_P(GpuDensityTest, GeometryReuseWithNewStrengthsIsEquivalentToReference) {
   REQUIRE_CUDA_DEVICE();
   const Case& c = GetParam();
   Geometry g;
-  ASSERT_TRUE(
-      testing::try_geometry(&g, c.set.shape, 30000, c.set.separate, 15, 0, kSeed, c.set.kind));
+  ASSERT_TRUE(case_geometry(&g, c, 30000));
   const DensityCase dc{3, true, true, true, true};
   const NearFieldProblem p = testing::density_problem(g, dc, 5000);
   auto gpu = make_near_field_backend(c.backend);
@@ -452,8 +444,7 @@ TEST_P(GpuPapersDensityTest, LoopedOverDensitiesIsEquivalentToReference) {
   REQUIRE_CUDA_DEVICE();
   const Case& c = GetParam();
   Geometry g;
-  ASSERT_TRUE(
-      testing::try_geometry(&g, c.set.shape, 3000, c.set.separate, 15, 0, kSeed, c.set.kind));
+  ASSERT_TRUE(case_geometry(&g, c, 3000));
   for (bool field : {false, true})
     expect_equivalent_densities(c.backend, g, DensityCase{3, true, false, field, false});
 }

@@ -112,6 +112,15 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+::testing::AssertionResult contains_all(const std::string& text,
+                                        const std::vector<std::string>& parts) {
+  std::string missing;
+  for (const std::string& part : parts)
+    if (!contains(text, part)) missing += " '" + part + "'";
+  if (missing.empty()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "lacks" << missing << " in:\n" << text;
+}
+
 std::vector<std::string> datasets(const std::string& path) {
   std::vector<std::string> names;
   const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);

@@ -52,6 +52,9 @@ std::string read_file(const std::string& path);
 /// Writes `text` to `path` as it is (binary).
 void write_file(const std::string& path, const std::string& text);
 bool contains(const std::string& text, const std::string& part);
+/// Every one of `parts` in `text`; a failure names each part missing and shows the text.
+::testing::AssertionResult contains_all(const std::string& text,
+                                        const std::vector<std::string>& parts);
 /// Every dataset of an HDF5 file (absolute names).
 std::vector<std::string> datasets(const std::string& path);
 /// The names of the attributes on an HDF5 file's root group.
