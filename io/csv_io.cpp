@@ -391,10 +391,10 @@ static void csv_write_result(const std::string& tmp, const std::string& path,
   // is; then each part's rows. The attributes go to the sidecar (write_sidecar).
   std::vector<std::string> names = {"x", "y"};
   for (const auto& [name, member] : kResultColumns) {
-    const bool wanted = member == &ResultFile::potential ||
-                        (shape.field && (member == &ResultFile::field_x ||
-                                         member == &ResultFile::field_y)) ||
-                        (shape.hessian && std::string(name).rfind("hessian", 0) == 0);
+    const bool wanted =
+        member == &ResultFile::potential ||
+        (shape.field && (member == &ResultFile::field_x || member == &ResultFile::field_y)) ||
+        (shape.hessian && std::string(name).rfind("hessian", 0) == 0);
     if (!wanted) continue;
     for (const std::string& n : density_names(name, shape.densities)) names.push_back(n);
   }

@@ -67,8 +67,8 @@ struct Range {
 Array read_array(const Ctx& c, hid_t file, const std::string& name, int max_rank,
                  const std::string& expected, const Range* part = nullptr);
 // The shape of such a dataset, with read_array's checks, no values read.
-std::vector<hsize_t> dataset_shape(const Ctx& c, hid_t file, const std::string& name,
-                                   int max_rank, const std::string& expected);
+std::vector<hsize_t> dataset_shape(const Ctx& c, hid_t file, const std::string& name, int max_rank,
+                                   const std::string& expected);
 // A 1-D numeric dataset (read_array of rank 1).
 std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& name,
                                 const Range* part = nullptr);

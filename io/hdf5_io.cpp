@@ -228,8 +228,8 @@ Opened open_numeric(const Ctx& c, hid_t file, const std::string& name, int max_r
 
 }  // namespace
 
-std::vector<hsize_t> dataset_shape(const Ctx& c, hid_t file, const std::string& name,
-                                   int max_rank, const std::string& expected) {
+std::vector<hsize_t> dataset_shape(const Ctx& c, hid_t file, const std::string& name, int max_rank,
+                                   const std::string& expected) {
   return open_numeric(c, file, name, max_rank, expected).dims;
 }
 
@@ -245,9 +245,9 @@ Array read_array(const Ctx& c, hid_t file, const std::string& name, int max_rank
   std::vector<hsize_t> start(a.dims.size(), 0);
   if (part) {
     if (part->first > a.dims.back() || part->count > a.dims.back() - part->first) {
-      c.fail(name + " has " + std::to_string(a.dims.back()) + " entries in its last dimension: " +
-             "entries " + std::to_string(part->first) + " to " +
-             std::to_string(part->first + part->count) + " are not there");
+      c.fail(name + " has " + std::to_string(a.dims.back()) +
+             " entries in its last dimension: " + "entries " + std::to_string(part->first) +
+             " to " + std::to_string(part->first + part->count) + " are not there");
     }
     start.back() = part->first;
     a.dims.back() = part->count;
@@ -342,8 +342,8 @@ void write_part(const Ctx& c, hid_t ds, const std::string& name, hsize_t first, 
   c.check(
       H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, dims.data(), nullptr),
       "cannot select a part of " + name);
-  Hid memory = c.own(H5Screate_simple(rank, dims.data(), nullptr), H5Sclose,
-                     "cannot create dataspace");
+  Hid memory =
+      c.own(H5Screate_simple(rank, dims.data(), nullptr), H5Sclose, "cannot create dataspace");
   c.check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, data),
           "cannot write dataset " + name);
 }

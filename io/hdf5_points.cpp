@@ -306,9 +306,9 @@ static void hdf5_write_result(const std::string& tmp, const std::string& path,
     std::vector<Hid> datasets;
     for (const ResultSet& set : sets) {
       if (!written(set, shape)) continue;
-      const std::vector<hsize_t> dims = set.target() ? std::vector<hsize_t>{shape.targets}
-                                                     : per_density_shape(shape.densities,
-                                                                         shape.targets);
+      const std::vector<hsize_t> dims = set.target()
+                                            ? std::vector<hsize_t>{shape.targets}
+                                            : per_density_shape(shape.densities, shape.targets);
       datasets.push_back(create_dataset(c, file.get(), lcpl.get(), set.name, H5T_IEEE_F64LE, dims));
       write_attribute(c, datasets.back().get(), "description", AttrValue(set.description));
       made.push_back(&set);
@@ -371,9 +371,9 @@ static ResultFile hdf5_read_result(const std::string& path) {
   return r;
 }
 
-const FormatIo kHdf5Io = {hdf5_read_points,       hdf5_read_targets, hdf5_read_result,
-                          hdf5_write_points,      hdf5_write_result, hdf5_write_table,
-                          hdf5_points_shape,      hdf5_read_slice,   hdf5_target_count,
+const FormatIo kHdf5Io = {hdf5_read_points,      hdf5_read_targets, hdf5_read_result,
+                          hdf5_write_points,     hdf5_write_result, hdf5_write_table,
+                          hdf5_points_shape,     hdf5_read_slice,   hdf5_target_count,
                           hdf5_read_target_slice};
 
 }  // namespace mlfma2d::io_detail

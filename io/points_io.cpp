@@ -105,7 +105,8 @@ namespace {
 // The HDF5 format's table for the readers of parts (a CSV file is read whole).
 const FormatIo& hdf5_only(const std::string& path, const char* what) {
   if (format_of(path) != FileFormat::Hdf5) {
-    throw InvalidInput(path + ": " + what + " is read from HDF5 files only (a CSV file is read "
+    throw InvalidInput(path + ": " + what +
+                       " is read from HDF5 files only (a CSV file is read "
                        "whole: read_points)");
   }
   require_readable(path);
@@ -168,9 +169,9 @@ ResultParts checked_parts(const std::string& path, const ResultShape& shape, boo
       }
       const std::size_t nd = std::size_t(shape.densities), n = part->potential.size();
       if (n % nd != 0) {
-        throw InvalidInput(cannot_write(path, "a part of " + std::to_string(n) +
-                                                  " potentials is not nd x m for nd = " +
-                                                  std::to_string(nd)));
+        throw InvalidInput(
+            cannot_write(path, "a part of " + std::to_string(n) +
+                                   " potentials is not nd x m for nd = " + std::to_string(nd)));
       }
       const std::size_t m = n / nd;
       auto sized = [&](const std::vector<double>& v, bool wanted, std::size_t size,
