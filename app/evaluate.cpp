@@ -10,6 +10,7 @@
 
 #include "app/inputs.hpp"
 #include "app/progress.hpp"
+#include "app/ranks.hpp"
 #include "mlfma2d/io.hpp"
 #include "runtime/text.hpp"
 #include "tuning/tuning.hpp"
@@ -403,6 +404,8 @@ std::string evaluate_help() {
   return s.str();
 }
 
+}  // namespace
+
 // A few values of density 0, for a run whose output goes nowhere; with the Hessian a target a
 // line (the report's indent after the first).
 std::string preview(const Result& r, int densities) {
@@ -420,7 +423,11 @@ std::string preview(const Result& r, int densities) {
   return out;
 }
 
+namespace {
+
 int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
+  // Under mpirun with several ranks: the evaluation over the ranks (app/evaluate_ranks.cpp).
+  if (program_ranks().many()) return run_evaluate_ranks(a, out, err);
   const Progress progress(err, a.quiet);
   // A GPU back end's device starts now, on a thread of its own, while the input is read (its
   // first use in a process: 0.19-0.26 s on the H100 host, the "device start" trace lines of
