@@ -38,7 +38,7 @@ std::vector<double> scatter_columns(const std::vector<double>& all, std::size_t 
   const std::size_t ranks = static_cast<std::size_t>(p);
   std::vector<int> counts(ranks), at(ranks);
   for (int r = 0; r < p; ++r) {
-    const PointRange s = rank_share(n, r, p);
+    const PointRange s = rank_part(n, r, p);
     if (s.first + s.count > std::size_t(INT_MAX)) {
       throw InvalidInput("a CSV input of " + std::to_string(n) +
                          " points is too large to scatter (MPI counts are int): use HDF5");
@@ -86,7 +86,7 @@ void read_target_file(const std::string& path, RankInput* in) {
   PointSet& pts = in->in.points;
   if (format_of(path) == FileFormat::Hdf5) {
     collectively(kWorld, [&] { in->targets = read_target_count(path); });
-    in->target_part = rank_share(in->targets, me, p);
+    in->target_part = rank_part(in->targets, me, p);
     collectively(kWorld, [&] { read_targets(path, in->target_part, &pts.tx, &pts.ty); });
     return;
   }
@@ -97,20 +97,12 @@ void read_target_file(const std::string& path, RankInput* in) {
   std::uint64_t m = tx.size();
   MPI_Bcast(&m, 1, MPI_UINT64_T, 0, kWorld);
   in->targets = std::size_t(m);
-  in->target_part = rank_share(in->targets, me, p);
+  in->target_part = rank_part(in->targets, me, p);
   pts.tx = scatter_columns(tx, 1, in->targets);
   pts.ty = scatter_columns(ty, 1, in->targets);
 }
 
 }  // namespace
-
-PointRange rank_share(std::size_t n, int r, int p) {
-  // Rounded up: rank 0 always holds the first items (when there are any).
-  auto begin = [&](int k) {
-    return std::size_t((__uint128_t(n) * unsigned(k) + unsigned(p) - 1) / unsigned(p));
-  };
-  return {begin(r), begin(r + 1) - begin(r)};
-}
 
 RankInput read_rank_input(const LoadedInput& names, const Progress& progress) {
   const int p = world_size(), me = world_rank();
@@ -127,11 +119,11 @@ RankInput read_rank_input(const LoadedInput& names, const Progress& progress) {
     in.charges = shape.charges;
     in.dipoles = shape.dipoles;
     in.vectors_per_density = shape.vectors_per_density;
-    in.source_part = rank_share(in.sources, me, p);
+    in.source_part = rank_part(in.sources, me, p);
     // The file's /targets, unless a --targets file replaces them.
     const std::size_t m = names.targets_input.empty() ? shape.targets : 0;
     in.targets = m;
-    in.target_part = rank_share(m, me, p);
+    in.target_part = rank_part(m, me, p);
     collectively(kWorld,
                  [&] { in.in.points = read_points(names.input, in.source_part, in.target_part); });
     if (m > 0) in.in.targets_input = names.input + " (/targets)";
@@ -141,7 +133,7 @@ RankInput read_rank_input(const LoadedInput& names, const Progress& progress) {
       if (me == 0) all = read_points(names.input);
     });
     in.in.points = scatter_points(all, &in);
-    in.source_part = rank_share(in.sources, me, p);
+    in.source_part = rank_part(in.sources, me, p);
   }
   if (!names.targets_input.empty()) read_target_file(names.targets_input, &in);
   if (in.self()) in.target_part = in.source_part;

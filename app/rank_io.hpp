@@ -14,10 +14,6 @@
 
 namespace mlfma2d::app {
 
-/// The part of n items of rank r of p: contiguous, in order, sizes within one of each other; the
-/// last ranks are the empty ones when n < p.
-PointRange rank_share(std::size_t n, int r, int p);
-
 /// \brief This rank's part of a run's points.
 struct RankInput {
   LoadedInput in;           ///< the files; in.points: this rank's sources and (separate) targets

@@ -2,13 +2,17 @@
 /// \file ranks.hpp
 /// The program under mpirun (docs/distributed.md, "The program under mpirun"). In a build with
 /// MPI, a program started by mpirun (or another MPI launcher) as one of several processes is one
-/// rank of the run: `evaluate` and `solve` then work over the ranks (app/evaluate_ranks.cpp,
-/// app/solve_ranks.cpp), every other command refuses. Started as one process (mpirun -np 1
-/// included) it is the one-process program, MPI untouched. This header needs no MPI: a build
-/// without it has the one-process answers (app/ranks_none.cpp), and refuses to run as several
-/// processes, each of which would do the whole work.
+/// rank of the run: `evaluate` and `solve` then work over the ranks (app/evaluate_ranks.cpp;
+/// app/solve.cpp through the functions below), every other command refuses. Started as one process
+/// (mpirun -np 1 included) it is the one-process program, MPI untouched. This header needs no MPI:
+/// a build without it has the one-process answers (app/ranks_none.cpp), and refuses to run as
+/// several processes, each of which would do the whole work.
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
+
+#include "mlfma2d/electrostatics.hpp"
 
 namespace mlfma2d::app {
 
@@ -43,6 +47,17 @@ int finish_ranks(int code, const std::string& message, void (*print)(const std::
 
 /// A stream that drops what is written to it, for the report and notes of ranks other than 0.
 std::ostream& null_stream();
+
+/// Runs f on every rank, then agrees on its errors: a throw on any rank throws on every rank
+/// (mlfma2d::collectively over MPI_COMM_WORLD); one process: f.
+void on_every_rank(const std::function<void()>& f);
+/// Runs f on rank 0 alone (a file written once), its error every rank's.
+void on_rank_zero(const std::function<void()>& f);
+
+/// The electrostatic solver over the program's ranks (solve_ranks(MPI_COMM_WORLD)), or of this
+/// process alone.
+std::unique_ptr<ElectrostaticSolver> make_electrostatic_solver(const Contours& contours,
+                                                               const ElectrostaticOptions& options);
 
 /// `mlfma2d evaluate` over the ranks: each rank reads its part of the input, the
 /// DistributedSolver evaluates, rank 0 writes the output and prints the report.

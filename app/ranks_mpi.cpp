@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "app/ranks.hpp"
+#include "mlfma2d/distributed.hpp"
 
 namespace mlfma2d::app {
 
@@ -43,6 +44,24 @@ Ranks start_ranks(int* argc, char*** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &r.size);
   return r;
+}
+
+void on_every_rank(const std::function<void()>& f) {
+  if (!program_ranks().many()) return f();
+  collectively(MPI_COMM_WORLD, f);
+}
+
+void on_rank_zero(const std::function<void()>& f) {
+  if (!program_ranks().many()) return f();
+  collectively(MPI_COMM_WORLD, [&] {
+    if (program_ranks().rank == 0) f();
+  });
+}
+
+std::unique_ptr<ElectrostaticSolver> make_electrostatic_solver(
+    const Contours& contours, const ElectrostaticOptions& options) {
+  if (!program_ranks().many()) return std::make_unique<ElectrostaticSolver>(contours, options);
+  return std::make_unique<ElectrostaticSolver>(contours, options, solve_ranks(MPI_COMM_WORLD));
 }
 
 int finish_ranks(int code, const std::string& message, void (*print)(const std::string&)) {

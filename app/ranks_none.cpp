@@ -23,6 +23,19 @@ int finish_ranks(int code, const std::string& message, void (*print)(const std::
   return code;
 }
 
+void on_every_rank(const std::function<void()>& f) {
+  f();
+}
+
+void on_rank_zero(const std::function<void()>& f) {
+  f();
+}
+
+std::unique_ptr<ElectrostaticSolver> make_electrostatic_solver(
+    const Contours& contours, const ElectrostaticOptions& options) {
+  return std::make_unique<ElectrostaticSolver>(contours, options);
+}
+
 int run_evaluate_ranks(const EvaluateArgs&, std::ostream&, std::ostream&) {
   throw InvalidInput("this mlfma2d was built without MPI: it runs as one process");
 }

@@ -32,7 +32,14 @@ GmresResult gmres(const LinearMap& a, const LinearMap& precondition, const std::
   const int m = o.restart;
   GmresResult result;
   x->assign(n, 0.0);
-  const double bnorm = std::sqrt(dot(b.data(), b.data(), n, o.threads));
+  // Every dot product over every rank's entries: the same on every rank, so every rank takes
+  // the same steps.
+  auto global_dot = [&](const double* a, const double* c) {
+    double s = dot(a, c, n, o.threads);
+    if (o.sum) o.sum(&s, 1);
+    return s;
+  };
+  const double bnorm = std::sqrt(global_dot(b.data(), b.data()));
   if (bnorm == 0) {
     result.converged = true;
     return result;
@@ -50,7 +57,7 @@ GmresResult gmres(const LinearMap& a, const LinearMap& precondition, const std::
     }
   };
   for (;;) {
-    const double beta = std::sqrt(dot(r.data(), r.data(), n, o.threads));
+    const double beta = std::sqrt(global_dot(r.data(), r.data()));
     result.residual = beta / bnorm;
     if (result.residual <= o.tol) {
       result.converged = true;
@@ -65,10 +72,10 @@ GmresResult gmres(const LinearMap& a, const LinearMap& precondition, const std::
       M(V(k), z.data());
       a(z.data(), w.data());
       for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
-        H(i, k) = dot(V(i), w.data(), n, o.threads);
+        H(i, k) = global_dot(V(i), w.data());
         axpy(-H(i, k), V(i), w.data(), n, o.threads);
       }
-      const double next = std::sqrt(dot(w.data(), w.data(), n, o.threads));
+      const double next = std::sqrt(global_dot(w.data(), w.data()));
       H(k + 1, k) = next;
       if (next > 0) {
         for (std::size_t i = 0; i < n; ++i) V(k + 1)[i] = w[i] / H(k + 1, k);

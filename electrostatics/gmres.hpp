@@ -2,6 +2,7 @@
 // Restarted GMRES with right preconditioning (Saad, Iterative Methods for Sparse Linear Systems,
 // 2nd ed., Alg. 9.5): solves A M y = b, x = M y, so the residual it minimises and reports is the
 // true one, ||b - A x||. Modified Gram-Schmidt Arnoldi, Givens rotations.
+#include <cstddef>
 #include <functional>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct GmresOptions {
   int threads = 1;  ///< OpenMP team of the vector operations (long vectors only)
   /// Called after every iteration with its count and residual estimate; may be empty.
   std::function<void(int iteration, double residual)> on_iteration;
+  /// Over ranks (the vectors are each rank's entries): sums v[0..n) over the ranks in place,
+  /// for every dot product and norm; empty: one process.
+  std::function<void(double* v, std::size_t n)> sum;
 };
 
 struct GmresResult {
@@ -27,7 +31,8 @@ struct GmresResult {
 };
 
 /// Solves A x = b from x = 0; `precondition` may be empty (M = I). Each iteration costs one
-/// product with A; each restart cycle one more, for the true residual.
+/// product with A; each restart cycle one more, for the true residual. Over ranks every rank
+/// calls it with its entries of b (and gets its entries of x), a and precondition collective.
 GmresResult gmres(const LinearMap& a, const LinearMap& precondition, const std::vector<double>& b,
                   std::vector<double>* x, const GmresOptions& options);
 

@@ -55,11 +55,17 @@ std::string narrow_gap(const PanelSet& ps) {
 }  // namespace
 
 Mesh::Mesh(const Contours& contours, const ElectrostaticOptions& o, int level, bool vacuum,
-           double fmm_eps, int threads_)
-    : threads(threads_) {
+           double fmm_eps, int threads_, std::shared_ptr<const SolveRanks> over)
+    : ranks(o.method == "dense" ? es::one_process() : std::move(over)), threads(threads_) {
   timed(&setup.discretise, [&] { ps = discretise(contours, o, level, vacuum); });
   bordered = !ps.mirror;
   row_weight = std::sqrt(double(n())) / ps.perimeter;
+  // This rank's entries of the system's vectors: its panels, and the border if it falls in them.
+  const PointRange mine = ranks->share(size());
+  first = mine.first;
+  local = mine.count;
+  here = {std::min(first, n()), std::min(first + local, n()) - std::min(first, n())};
+  border_here = bordered && first <= n() && n() < first + local;
   arc = arc_corrections(ps, o.near_radius);
   const bool field = ps.interfaces || ps.two_sided;
   if (o.method == "dense") {
@@ -85,21 +91,26 @@ Mesh::Mesh(const Contours& contours, const ElectrostaticOptions& o, int level, b
   }
   Options fmm = o.fmm;
   fmm.eps = fmm_eps;
-  op = std::make_unique<SingleLayer>(ps, ps.xm, ps.ym, fmm, o.quadrature_nodes, o.near_radius,
-                                     field);
+  // This rank's rows: the centres of its panels are its FMM's targets.
+  const auto from = std::ptrdiff_t(here.first), to = std::ptrdiff_t(here.first + here.count);
+  const std::vector<double> tx(ps.xm.begin() + from, ps.xm.begin() + to);
+  const std::vector<double> ty(ps.ym.begin() + from, ps.ym.begin() + to);
+  op = std::make_unique<SingleLayer>(ps, tx, ty, fmm, o.quadrature_nodes, o.near_radius, field,
+                                     *ranks, here);
   setup.fmm_setup = op->seconds_setup_fmm;
   setup.near = op->seconds_setup_near;
-  phi.resize(n());
+  phi.resize(here.count + 1);  // + 1: a rank without panels still passes arrays
   if (field) {
-    gx.resize(n());
-    gy.resize(n());
+    gx.resize(here.count + 1);
+    gy.resize(here.count + 1);
   }
   // auto = block: never far from the best, where none can take 10x its iterations (the
   // 512-gon coax at 1e5 panels: 13 against 239, results/dev-machine/wave3/solve_iterations.txt).
   preconditioner = o.preconditioner == "auto" ? "block" : o.preconditioner;
   timed(&setup.preconditioner, [&] {
-    pre = std::make_unique<Preconditioner>(ps, arc, preconditioner, o.block_size, o.block_overlap,
-                                           bordered, row_weight, threads);
+    pre =
+        std::make_unique<Preconditioner>(ps, arc, preconditioner, o.block_size, o.block_overlap,
+                                         bordered, row_weight, threads, *ranks, here, border_here);
   });
 }
 
@@ -120,13 +131,24 @@ void Mesh::dense_gradient(const double* u, std::size_t i, double* x, double* y) 
 }
 
 void Mesh::add_arc(const double* u, double* g) const {
-  for (std::size_t i = 0; i < n(); ++i) {
+  for (std::size_t k = 0; k < here.count; ++k) {
+    const std::size_t i = here.first + k;
     for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e)
-      g[i] += arc.val[e] * u[arc.col[e]];
+      g[k] += arc.val[e] * u[arc.col[e]];
   }
 }
 
 void Mesh::system(const double* x, double* y) {
+  if (dense) {
+    product(x, y);
+    return;
+  }
+  // The near corrections, the arcs and the constant read other ranks' entries.
+  const std::vector<double> all = ranks->gather(x, local);
+  product(all.data(), y);
+}
+
+void Mesh::product(const double* x, double* y) {
   const std::size_t N = n();
   if (dense) {
     Eigen::Map<Eigen::VectorXd>(y, size()) =
@@ -136,21 +158,25 @@ void Mesh::system(const double* x, double* y) {
   const bool field = ps.interfaces;
   op->apply(x, phi.data(), field ? gx.data() : nullptr, field ? gy.data() : nullptr);
   const double c = bordered ? x[N] : 0.0;
+  const std::size_t count = here.count, p0 = here.first;
   double charge = 0;
 #pragma omp parallel for reduction(+ : charge) schedule(static) num_threads(threads) \
-  if (N >= kParallelFrom)
-  for (std::size_t i = 0; i < N; ++i) {
+  if (count >= kParallelFrom)
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t i = p0 + k;
     if (ps.is_interface(i)) {
       const double el = ps.eps_left[i], er = ps.eps_right[i];
-      double g = ps.nx[i] * gx[i] + ps.ny[i] * gy[i];
+      double g = ps.nx[i] * gx[k] + ps.ny[i] * gy[k];
       for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e) g += arc.val[e] * x[arc.col[e]];
-      y[i] = kPi * x[i] + (el - er) / (el + er) * g;
+      y[k] = kPi * x[i] + (el - er) / (el + er) * g;
     } else {
-      y[i] = -phi[i] + c;
+      y[k] = -phi[k] + c;
     }
     charge += ps.h[i] * x[i];
   }
-  if (bordered) y[N] = row_weight * charge;
+  if (!bordered) return;
+  ranks->sum(&charge, 1);
+  if (border_here) y[count] = row_weight * charge;
 }
 
 std::vector<double> Mesh::rhs(const std::vector<double>& potentials, double charge_n) const {
@@ -163,14 +189,16 @@ std::vector<double> Mesh::rhs(const std::vector<double>& potentials, double char
 }
 
 double Mesh::residual(const std::vector<double>& b, const std::vector<double>& x) {
-  std::vector<double> ax(size());
-  system(x.data(), ax.data());
-  double num2 = 0, den2 = 0;
-  for (std::size_t i = 0; i < size(); ++i) {
-    num2 += (b[i] - ax[i]) * (b[i] - ax[i]);
-    den2 += b[i] * b[i];
+  std::vector<double> ax(local + 1);
+  product(x.data(), ax.data());
+  double sums[2] = {0, 0};  // ||b - A x||^2, ||b||^2
+  for (std::size_t k = 0; k < local; ++k) {
+    const double bi = b[first + k];
+    sums[0] += (bi - ax[k]) * (bi - ax[k]);
+    sums[1] += bi * bi;
   }
-  return den2 > 0 ? std::sqrt(num2 / den2) : std::sqrt(num2);
+  ranks->sum(sums, 2);
+  return sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : std::sqrt(sums[0]);
 }
 
 SolveStats Mesh::solve(const std::vector<double>& b, std::vector<double>* x,
@@ -188,14 +216,20 @@ SolveStats Mesh::solve(const std::vector<double>& b, std::vector<double>* x,
   g.restart = o.restart;
   g.max_iterations = o.max_iterations;
   g.threads = threads;
+  g.sum = [this](double* v, std::size_t count) { ranks->sum(v, count); };
   if (o.progress) {
     g.on_iteration = [&](int it, double r) {
       o.progress(what + ": iteration " + std::to_string(it) + ", residual " + num(r));
     };
   }
+  // GMRES on this rank's entries; the solution's every entry to every rank.
+  const std::vector<double> mine(b.begin() + std::ptrdiff_t(first),
+                                 b.begin() + std::ptrdiff_t(first + local));
+  std::vector<double> xs;
   const GmresResult r =
       gmres([this](const double* in, double* out) { system(in, out); },
-            [this](const double* in, double* out) { pre->apply(in, out); }, b, x, g);
+            [this](const double* in, double* out) { pre->apply(in, out); }, mine, &xs, g);
+  *x = ranks->gather(xs.data(), local);
   if (!r.converged) {
     throw RuntimeFailure("GMRES did not reach the relative residual " + num(o.tol) + " in " +
                          std::to_string(r.iterations) + " iterations (residual " + num(r.residual) +
@@ -210,34 +244,38 @@ SolveStats Mesh::solve(const std::vector<double>& b, std::vector<double>* x,
 
 std::vector<double> Mesh::free_charges(const std::vector<double>& x, int conductors,
                                        std::vector<double>* sigma) {
-  const std::size_t N = n();
-  std::vector<double> ngrad(N, 0.0);  // n . grad (S u) where the sides differ
+  const std::size_t count = here.count, p0 = here.first;
+  std::vector<double> ngrad(count, 0.0);  // n . grad (S u) where the sides differ
   if (ps.two_sided) {
     if (dense) {
-      for (std::size_t i = 0; i < N; ++i) {
+      for (std::size_t k = 0; k < count; ++k) {
+        const std::size_t i = p0 + k;
         if (ps.is_interface(i) || ps.eps_left[i] == ps.eps_right[i]) continue;
         double a, b;
         dense_gradient(x.data(), i, &a, &b);
-        ngrad[i] = ps.nx[i] * a + ps.ny[i] * b;
+        ngrad[k] = ps.nx[i] * a + ps.ny[i] * b;
       }
     } else {
       op->apply(x.data(), phi.data(), gx.data(), gy.data());
-      for (std::size_t i = 0; i < N; ++i) ngrad[i] = ps.nx[i] * gx[i] + ps.ny[i] * gy[i];
+      for (std::size_t k = 0; k < count; ++k)
+        ngrad[k] = ps.nx[p0 + k] * gx[k] + ps.ny[p0 + k] * gy[k];
     }
     add_arc(x.data(), ngrad.data());
   }
-  std::vector<double> q(conductors, 0.0);
-  if (sigma) sigma->assign(N, 0.0);
+  std::vector<double> q(conductors, 0.0), mine(count, 0.0);
   const double scale = ps.frame.scale;
-  for (std::size_t j = 0; j < N; ++j) {
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t j = p0 + k;
     double f = x[j];  // the free density in units of the total one (interfaces: the total)
     if (!ps.is_interface(j)) {
       const double el = ps.eps_left[j], er = ps.eps_right[j];
-      f = 0.5 * (el + er) * x[j] + (el - er) / kTwoPi * ngrad[j];
+      f = 0.5 * (el + er) * x[j] + (el - er) / kTwoPi * ngrad[k];
       q[ps.conductor[j]] += kTwoPi * kEpsilon0 * ps.h[j] * f;
     }
-    if (sigma) (*sigma)[j] = kTwoPi * kEpsilon0 * f / scale;
+    mine[k] = kTwoPi * kEpsilon0 * f / scale;
   }
+  ranks->sum(q.data(), q.size());
+  if (sigma) *sigma = ranks->gather(mine.data(), count);
   return q;
 }
 

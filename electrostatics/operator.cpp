@@ -139,18 +139,32 @@ double system_entry(const PanelSet& ps, std::size_t i, std::size_t j, const Spar
 
 SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
                          const std::vector<double>& ty, const Options& fmm, int nodes,
-                         double near_radius, bool field)
+                         double near_radius, bool field, const SolveRanks& ranks,
+                         const PointRange& here)
     : panels_(ps),
       columns_(ps.mirror ? 2 * ps.size() : ps.size()),
       nodes_(static_cast<std::size_t>(nodes)),
       field_(field),
       threads_(team_size(fmm.threads)) {
-  std::vector<double> sx, sy;
+  std::vector<double> sx, sy;  // every column's nodes: the near corrections read any of them
   timed(&seconds_setup_fmm, [&] {
     gauss_nodes(ps, columns_, gauss_legendre(nodes), &sx, &sy, &weight_);
+    // This rank's columns: its panels, then their images.
+    for (std::size_t j = here.first; j < here.first + here.count; ++j) here_.push_back(j);
+    if (columns_ > ps.size()) {
+      for (std::size_t j = here.first; j < here.first + here.count; ++j)
+        here_.push_back(j + ps.size());
+    }
+    std::vector<double> hx, hy;
+    for (const std::size_t j : here_) {
+      hx.insert(hx.end(), sx.begin() + std::ptrdiff_t(j * nodes_),
+                sx.begin() + std::ptrdiff_t((j + 1) * nodes_));
+      hy.insert(hy.end(), sy.begin() + std::ptrdiff_t(j * nodes_),
+                sy.begin() + std::ptrdiff_t((j + 1) * nodes_));
+    }
     Options o = fmm;
     o.field = field;
-    fmm_ = std::make_unique<Solver>(sx, sy, tx, ty, o);
+    fmm_ = ranks.field_sum(hx, hy, tx, ty, o);
   });
   timed(&seconds_setup_near, [&] {
     std::vector<double> cx(columns_), cy(columns_), radius(columns_);
@@ -192,7 +206,7 @@ SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
     }
   });
   u_.resize(columns_);
-  q_.resize(columns_ * nodes_);
+  q_.resize(here_.size() * nodes_ + 1);  // + 1: a rank without panels still passes an array
   if (field) {
     ex_.resize(tx.size());
     ey_.resize(tx.size());
@@ -206,9 +220,11 @@ void SingleLayer::apply(const double* u, double* phi, double* gx, double* gy) {
     // Column densities: the panels', and over a ground plane their images', negated.
     std::copy(u, u + n, u_.begin());
     for (std::size_t j = n; j < columns_; ++j) u_[j] = -u[j - n];
-#pragma omp parallel for schedule(static) num_threads(threads_) if (columns_ >= kParallelFrom)
-    for (std::size_t j = 0; j < columns_; ++j) {
-      for (std::size_t k = 0; k < m; ++k) q_[j * m + k] = u_[j] * weight_[j * m + k];
+    const std::size_t here = here_.size();
+#pragma omp parallel for schedule(static) num_threads(threads_) if (here >= kParallelFrom)
+    for (std::size_t c = 0; c < here; ++c) {
+      const std::size_t j = here_[c];
+      for (std::size_t k = 0; k < m; ++k) q_[c * m + k] = u_[j] * weight_[j * m + k];
     }
     fmm_->evaluate(q_.data(), phi, field_ ? ex_.data() : nullptr, field_ ? ey_.data() : nullptr);
   });
@@ -257,17 +273,26 @@ struct Preconditioner::Blocks {
 
 Preconditioner::Preconditioner(const PanelSet& ps, const SparseRows& arc, const std::string& kind,
                                int block_size, int overlap, bool bordered, double weight,
-                               int threads)
-    : n_(ps.size()), bordered_(bordered), threads_(team_size(threads)) {
+                               int threads, const SolveRanks& ranks, const PointRange& here,
+                               bool border)
+    : n_(ps.size()),
+      bordered_(bordered),
+      threads_(team_size(threads)),
+      ranks_(ranks),
+      here_(here),
+      border_(border) {
+  const std::size_t p0 = here.first, count = here.count;
   if (kind == "none") return;
   if (kind == "diagonal") {
     // A_jj: on a conductor the self integral at the centre, -h_j (log(h_j / 2) - 1).
-    inverse_diagonal_.resize(n_);
-    for (std::size_t j = 0; j < n_; ++j) inverse_diagonal_[j] = 1.0 / system_entry(ps, j, j, &arc);
+    inverse_diagonal_.resize(count);
+    for (std::size_t k = 0; k < count; ++k)
+      inverse_diagonal_[k] = 1.0 / system_entry(ps, p0 + k, p0 + k, &arc);
     return;
   }
   // Runs of block_size panels along each contour (a contour's last run takes the rest when it
-  // would be shorter than half a run), each with `overlap` panels either side.
+  // would be shorter than half a run), each with `overlap` panels either side; this rank keeps
+  // those whose runs meet its panels.
   blocks_ = std::make_unique<Blocks>();
   auto& blocks = blocks_->blocks;
   const long b = block_size, v = overlap;
@@ -277,6 +302,11 @@ Preconditioner::Preconditioner(const PanelSet& ps, const SparseRows& arc, const 
     const bool closed = ps.closed[k];
     for (long p = first; p < last;) {
       const long end = last - (p + b) < b / 2 ? last : p + b;
+      const bool mine = std::size_t(end) > p0 && std::size_t(p) < p0 + count;
+      if (!mine) {
+        p = end;
+        continue;
+      }
       Blocks::Block blk;
       blk.first = static_cast<std::size_t>(p);
       blk.last = static_cast<std::size_t>(end);
@@ -306,63 +336,61 @@ Preconditioner::Preconditioner(const PanelSet& ps, const SparseRows& arc, const 
     blocks[k].lu.compute(a);
   }
   if (!bordered_) return;
-  // The border's elimination needs g = B^-1 e and s = w h^T g.
-  wh_.resize(n_);
-  for (std::size_t j = 0; j < n_; ++j) wh_[j] = weight * ps.h[j];
+  // The border's elimination needs g = B^-1 e and s = w h^T g (summed over the ranks).
+  wh_.resize(count);
+  for (std::size_t k = 0; k < count; ++k) wh_[k] = weight * ps.h[p0 + k];
   std::vector<double> e(n_);
   for (std::size_t j = 0; j < n_; ++j) e[j] = ps.is_interface(j) ? 0.0 : 1.0;
-  g_.resize(n_);
+  g_.resize(count);
   apply_b(e.data(), g_.data());
   s_ = 0;
-  for (std::size_t j = 0; j < n_; ++j) s_ += wh_[j] * g_[j];
+  for (std::size_t k = 0; k < count; ++k) s_ += wh_[k] * g_[k];
+  ranks_.sum(&s_, 1);
 }
 
 Preconditioner::~Preconditioner() = default;
 
 void Preconditioner::apply_b(const double* r, double* z) const {
-  if (blocks_) {
-    const auto& blocks = blocks_->blocks;
-    const std::size_t nb = blocks.size();
+  const std::size_t p0 = here_.first, p1 = here_.first + here_.count;
+  const auto& blocks = blocks_->blocks;
+  const std::size_t nb = blocks.size();
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads_) if (n_ >= kParallelFrom)
-    for (std::size_t k = 0; k < nb; ++k) {
-      const auto& blk = blocks[k];
-      const std::size_t m = blk.panels.size();
-      Eigen::VectorXd local(m);
-      for (std::size_t i = 0; i < m; ++i) local[i] = r[blk.panels[i]];
-      local = blk.lu.solve(local);
-      for (std::size_t i = 0; i < m; ++i) {  // restricted: only the run's own panels
-        const std::size_t j = blk.panels[i];
-        if (j >= blk.first && j < blk.last) z[j] = local[i];
-      }
+  for (std::size_t k = 0; k < nb; ++k) {
+    const auto& blk = blocks[k];
+    const std::size_t m = blk.panels.size();
+    Eigen::VectorXd local(m);
+    for (std::size_t i = 0; i < m; ++i) local[i] = r[blk.panels[i]];
+    local = blk.lu.solve(local);
+    for (std::size_t i = 0; i < m; ++i) {  // restricted: only the run's own panels, this rank's
+      const std::size_t j = blk.panels[i];
+      if (j >= blk.first && j < blk.last && j >= p0 && j < p1) z[j - p0] = local[i];
     }
-  } else if (!inverse_diagonal_.empty()) {
-    for (std::size_t j = 0; j < n_; ++j) z[j] = r[j] * inverse_diagonal_[j];
-  } else {
-    std::copy(r, r + n_, z);
   }
 }
 
 void Preconditioner::apply(const double* r, double* z) const {
-  if (!bordered_) {
-    apply_b(r, z);
+  const std::size_t count = here_.count;
+  if (!blocks_) {  // none, diagonal: this rank's entries alone; the border as it is
+    for (std::size_t k = 0; k < count; ++k)
+      z[k] = inverse_diagonal_.empty() ? r[k] : r[k] * inverse_diagonal_[k];
+    if (bordered_ && border_) z[count] = r[count];
     return;
   }
-  if (!blocks_) {  // none, diagonal: the border as it is
-    apply_b(r, z);
-    z[n_] = r[n_];
-    return;
-  }
+  // The blocks' overlaps read other ranks' entries: every panel's (and the border's) first.
+  const std::vector<double> all = ranks_.gather(r, count + (bordered_ && border_ ? 1 : 0));
+  apply_b(all.data(), z);
+  if (!bordered_) return;
   // [B 1; w h^T 0] [z; zeta] = [r; rho]:  z0 = B^-1 r,  zeta = (w h^T z0 - rho) / s,
   // z = z0 - zeta g.
-  apply_b(r, z);
   double wz = 0;
 #pragma omp parallel for reduction(+ : wz) schedule(static) num_threads(threads_) \
-    if (n_ >= kParallelFrom)
-  for (std::size_t j = 0; j < n_; ++j) wz += wh_[j] * z[j];
-  const double zeta = (wz - r[n_]) / s_;
-#pragma omp parallel for schedule(static) num_threads(threads_) if (n_ >= kParallelFrom)
-  for (std::size_t j = 0; j < n_; ++j) z[j] -= zeta * g_[j];
-  z[n_] = zeta;
+    if (count >= kParallelFrom)
+  for (std::size_t k = 0; k < count; ++k) wz += wh_[k] * z[k];
+  ranks_.sum(&wz, 1);
+  const double zeta = (wz - all[n_]) / s_;
+#pragma omp parallel for schedule(static) num_threads(threads_) if (count >= kParallelFrom)
+  for (std::size_t k = 0; k < count; ++k) z[k] -= zeta * g_[k];
+  if (border_) z[count] = zeta;
 }
 
 }  // namespace mlfma2d::es

@@ -16,6 +16,7 @@
 
 #include "electrostatics/geometry.hpp"
 #include "electrostatics/near.hpp"
+#include "electrostatics/ranks.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 
 namespace mlfma2d::es {
@@ -23,10 +24,14 @@ namespace mlfma2d::es {
 class SingleLayer {
  public:
   /// Targets (tx, ty) in normalised coordinates; `field`: also grad (S u). Over a ground plane
-  /// (panels.mirror) every panel has a negated image: S then means S - S*.
+  /// (panels.mirror) every panel has a negated image: S then means S - S*. Over ranks
+  /// (electrostatics/ranks.hpp) (tx, ty) are this rank's targets, and the FMM takes the nodes of
+  /// this rank's panels `here` (and their images): the others' come from their ranks.
   SingleLayer(const PanelSet& panels, const std::vector<double>& tx, const std::vector<double>& ty,
-              const Options& fmm, int nodes, double near_radius, bool field);
-  /// phi = S u at the targets; with field, gx, gy = grad_x (S u) (else may be null).
+              const Options& fmm, int nodes, double near_radius, bool field,
+              const SolveRanks& ranks, const PointRange& here);
+  /// phi = S u at the targets; with field, gx, gy = grad_x (S u) (else may be null). u: the
+  /// densities of every panel (every rank passes the same).
   void apply(const double* u, double* phi, double* gx, double* gy);
 
   const TreeStats& stats() const { return fmm_->stats(); }
@@ -44,7 +49,8 @@ class SingleLayer {
   std::size_t nodes_;
   bool field_;
   int threads_;
-  std::unique_ptr<Solver> fmm_;
+  std::unique_ptr<FieldSum> fmm_;
+  std::vector<std::size_t> here_;          ///< the columns whose nodes this rank's FMM takes
   SparseRows near_;                        ///< C_ij for the potential (columns: as above)
   std::vector<double> near_gx_, near_gy_;  ///< the same for the gradient (field only)
   std::vector<double> u_, q_, ex_, ey_;    ///< work arrays (u_: the densities of every column)
@@ -89,24 +95,31 @@ void dense_system(const PanelSet& panels, const SparseRows& arc, std::vector<dou
 ///  - "none": the identity.
 class Preconditioner {
  public:
-  /// bordered: with the constant and charge row (weight w); else A alone.
+  /// bordered: with the constant and charge row (weight w); else A alone. Over ranks: this
+  /// rank's rows are the panels `here` (and the border when `border`); it factors the blocks
+  /// whose runs meet them.
   Preconditioner(const PanelSet& panels, const SparseRows& arc, const std::string& kind,
-                 int block_size, int overlap, bool bordered, double weight, int threads);
+                 int block_size, int overlap, bool bordered, double weight, int threads,
+                 const SolveRanks& ranks, const PointRange& here, bool border);
   ~Preconditioner();
-  /// r, z: n + 1 entries (panels, then the border), or n without the border.
+  /// r, z: this rank's entries (its panels, then the border when it holds it); one process:
+  /// n + 1 entries (panels, then the border), or n without the border. Collective over ranks.
   void apply(const double* r, double* z) const;
 
  private:
-  void apply_b(const double* r, double* z) const;  // z = B^-1 r, panels only
+  void apply_b(const double* r, double* z) const;  // z = B^-1 r at this rank's panels; r: all
   struct Blocks;
   std::unique_ptr<Blocks> blocks_;
-  std::vector<double> inverse_diagonal_;
-  std::vector<double> wh_;  ///< w h_j: the border row (block)
-  std::vector<double> g_;   ///< B^-1 e (block)
-  double s_ = 1;            ///< w h^T B^-1 1
+  std::vector<double> inverse_diagonal_;  ///< this rank's panels'
+  std::vector<double> wh_;                ///< w h_j: the border row (block), this rank's panels
+  std::vector<double> g_;                 ///< B^-1 e (block), this rank's panels
+  double s_ = 1;                          ///< w h^T B^-1 1
   std::size_t n_;
   bool bordered_;
   int threads_;
+  const SolveRanks& ranks_;
+  PointRange here_;
+  bool border_;  ///< this rank holds the border's entry (the last of its entries)
 };
 
 }  // namespace mlfma2d::es

@@ -115,6 +115,13 @@ const FormatIo& hdf5_only(const std::string& path, const char* what) {
 
 }  // namespace
 
+PointRange rank_part(std::size_t n, int r, int p) {
+  auto begin = [&](int k) {
+    return std::size_t((__uint128_t(n) * unsigned(k) + unsigned(p) - 1) / unsigned(p));
+  };
+  return {begin(r), begin(r + 1) - begin(r)};
+}
+
 PointFileShape read_point_file_shape(const std::string& path) {
   return hdf5_only(path, "the shape of a point file").read_shape(path);
 }

@@ -91,6 +91,13 @@ class DistributedSolver {
   std::unique_ptr<Impl> impl_;
 };
 
+class SolveRanks;  // mlfma2d/electrostatics.hpp
+
+/// \brief The ranks of `comm` for the electrostatic solve over them (collective):
+/// ElectrostaticSolver(contours, options, solve_ranks(comm)) (mlfma2d/electrostatics.hpp) on
+/// every rank, with the same contours and options. The communicator is duplicated.
+std::shared_ptr<const SolveRanks> solve_ranks(MPI_Comm comm);
+
 /// \brief Agrees on errors over `comm` (collective: every rank calls it at the same point).
 /// When any rank's `error` is set, throws on every rank the error of the lowest such rank, of its
 /// type (InvalidInput, IoError, BackendUnavailable, CudaError, RuntimeFailure; any other as

@@ -68,6 +68,11 @@ PointFileShape read_point_file_shape(const std::string& path);
 struct PointRange {
   std::size_t first = 0, count = 0;
 };
+/// \brief Rank r's part of n entries over p ranks (what each process of a distributed run
+/// reads of a file, or holds of a solve's unknowns): contiguous, in rank order, sizes within one
+/// of each other, rounded up (rank 0 holds the first entries when there are any; the last ranks
+/// hold none when n < p).
+PointRange rank_part(std::size_t n, int r, int p);
 /// \brief A contiguous part of an HDF5 point file, read as hyperslabs (each process of a
 /// distributed run reads its own part of one file): the sources of `sources` with their
 /// strengths (nd x sources.count each, as read_points gives them), and the targets of `targets`
