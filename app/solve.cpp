@@ -381,6 +381,7 @@ int run_solve(const SolveArgs& a, std::ostream& out, std::ostream& err) {
   run.input = a.input;
   run.options = a.options;
   run.mesh_option = a.mesh_option;
+  run.ranks = program_ranks().size;
   ElectrostaticOptions& o = run.options;
   if (!a.potentials_given) o.potentials = file.potentials;
   if (!a.eps_r_given && file.has_eps_r) o.eps_r = file.eps_r;

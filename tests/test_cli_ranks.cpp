@@ -183,5 +183,30 @@ TEST(CliRanks, ABadInputEndsEveryRankWithOneCodeAndMessage) {
   EXPECT_TRUE(contains(r.err, "generate runs as one process")) << describe(r);
 }
 
+TEST(CliRanks, SolveOverRanksEqualsOneProcess) {
+  const std::string geom = fresh_path("wires.h5");
+  AppRun r = run_app("generate --shape two-wire --output '" + geom + "'");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const std::string args = "solve --input '" + geom +
+                           "' --panels 2000 --backend cpu --ct 24 --report json --quiet --output ";
+  const std::string one = fresh_path("sol_one.h5"), many = fresh_path("sol_many.h5");
+  r = run_app(args + "'" + one + "'", "OMP_NUM_THREADS=1");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const nlohmann::json a = nlohmann::json::parse(r.out);
+  r = run_ranks(3, args + "'" + many + "'");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  expect_every_rank_exits(r, 3, 0);
+  const nlohmann::json b = nlohmann::json::parse(r.out);  // rank 0's report alone
+  EXPECT_EQ(b["ranks"], 3);
+  EXPECT_FALSE(a.contains("ranks"));
+  const double ca = a["capacitance"][0][0].get<double>(), cb = b["capacitance"][0][0].get<double>();
+  EXPECT_NEAR(cb, ca, 1e-8 * ca);
+  EXPECT_EQ(datasets(one), datasets(many));
+  // A bad contour file: every rank ends with exit 3, one message.
+  r = run_ranks(2, "solve --input '" + temp_path("none.h5") + "'");
+  EXPECT_EQ(r.code, 3) << describe(r);
+  EXPECT_EQ(count(r.err, "mlfma2d: error:"), 1u) << describe(r);
+}
+
 }  // namespace
 }  // namespace mlfma2d::testing
