@@ -222,38 +222,6 @@ ReportField chosen(const char* key, unsigned use, T AutoSelection::*slot) {
           [slot](R r) { return json(r.auto_selection.*slot); }};
 }
 
-// The largest of a rank's figure over the ranks (seconds).
-ReportField ranks_most(const char* key, const char* text, double DistributedFigures::*slot) {
-  return {"distributed",
-          key,
-          text ? "ranks" : nullptr,
-          text,
-          "%.4g",
-          J_A,
-          [slot](R r) {
-            double most = 0;
-            for (const DistributedFigures& f : r.ranks) most = std::max(most, f.*slot);
-            return json(most);
-          },
-          "s"};
-}
-
-// The sum of a rank's bytes over the ranks: the evaluation's in all.
-ReportField ranks_sum(const char* key, const char* text, std::uint64_t DistributedFigures::*slot) {
-  return {"distributed",
-          key,
-          text ? "ranks" : nullptr,
-          text,
-          "bytes",
-          J_A,
-          [slot](R r) {
-            std::uint64_t sum = 0;
-            for (const DistributedFigures& f : r.ranks) sum += f.*slot;
-            return json(sum);
-          },
-          "B"};
-}
-
 // clang-format off
 // NOLINTNEXTLINE(readability-function-size): the report's table, one row per output field
 std::vector<ReportField> make_report_fields() {
@@ -387,27 +355,6 @@ std::vector<ReportField> make_report_fields() {
      [](R r) { return r.verification.done ? json(r.verification.sampled) : kAbsent; }},
     {"error", "n_checked", nullptr, nullptr, nullptr, J | A,
      [](R r) { return r.verification.done ? json(r.verification.n_checked) : kAbsent; }},
-    // Under mpirun: the ranks' figures of the reported evaluation (the text adds a line a rank).
-    {"distributed", "ranks", "ranks", "{}", nullptr, J | A,
-     [](R r) { return json(r.ranks.size()); }},
-    ranks_most("evaluation", "slowest {} s per evaluation", &DistributedFigures::evaluation),
-    ranks_most("communication", "communication up to {} s", &DistributedFigures::communication),
-    {"distributed", "imbalance", "ranks", "imbalance {}", "%.3f", J | A,
-     [](R r) { return json(work_imbalance(r.ranks)); }},
-    ranks_sum("bytes_sent", "{} bytes sent", &DistributedFigures::sent),
-    ranks_sum("ghost_bytes", nullptr, &DistributedFigures::ghost_sent),
-    ranks_sum("multipole_bytes", nullptr, &DistributedFigures::multipole_sent),
-    ranks_sum("redistribution_bytes", nullptr, &DistributedFigures::redistribution_sent),
-    ranks_most("setup", nullptr, &DistributedFigures::setup),
-    {"distributed", "per_rank", nullptr, nullptr, nullptr, J, [](R r) {
-       json all = json::array();
-       for (const DistributedFigures& f : r.ranks) {
-         json one = json::object();
-         for_each_field(f, [&](const auto& field, const auto& v) { one[field.name] = v; });
-         all.push_back(one);
-       }
-       return all;
-     }},
     // --backend auto, --levels auto: what was chosen and why (the text: auto_text()).
     chosen("backend", J | A, &AutoSelection::backend),
     chosen("level_offset", J | A, &AutoSelection::level_offset),
@@ -429,6 +376,8 @@ std::vector<ReportField> make_report_fields() {
     {"auto", "candidates", nullptr, nullptr, nullptr, J,
      [](R r) { return candidates_json(r.auto_selection); }},
   };
+  // Under mpirun: the ranks' figures (app/report_ranks.cpp).
+  for (ReportField& f : ranks_fields()) fields.push_back(std::move(f));
   add_the_rest<TreeStats>(&fields, "");
   add_the_rest<Timings>(&fields, "timings");
   return fields;
@@ -574,18 +523,6 @@ std::string auto_text(const AutoSelection& a, double measured_seconds) {
                 a.calibration_seconds > 0
                     ? format(" (measuring the constants %.3f s)", a.calibration_seconds).c_str()
                     : "");
-  return out;
-}
-
-std::string ranks_text(const RunReport& r) {
-  std::string out = field_lines(r, "ranks", "ranks");
-  out += format("  %4s %10s %10s %8s %8s %12s %10s %10s %12s\n", "rank", "sources", "targets",
-                "ghosts", "leaves", "evaluation", "comm.", "work", "sent");
-  for (const DistributedFigures& f : r.ranks) {
-    out += format("  %4d %10zu %10zu %8zu %8zu %10.3f ms %7.3f ms %7.3f ms %12s\n", f.rank,
-                  f.sources, f.targets, f.ghost_sources, f.leaves, 1e3 * f.evaluation,
-                  1e3 * f.communication, 1e3 * f.work, human_bytes(f.sent).c_str());
-  }
   return out;
 }
 

@@ -92,6 +92,9 @@ std::string section_prefix(const std::string& section);
 nlohmann::json to_json(const RunReport& report);
 /// \brief One section of the JSON report ("auto", "error", ...): null when absent.
 nlohmann::json section_json(const RunReport& report, const std::string& section);
+/// \brief Under mpirun: the rows of the section "distributed" (app/report_ranks.cpp), in
+/// report_fields() after the others.
+std::vector<ReportField> ranks_fields();
 /// \brief Under mpirun: the ranks' line and a line a rank (the text report's).
 std::string ranks_text(const RunReport& report);
 /// \brief The report as human-readable text, ending with a newline.
