@@ -302,7 +302,9 @@ std::string solve_help() {
       "given) the mesh is refined until the estimated relative error of C is below the target;\n"
       "the report says whether it was met. One conductor (K = 1, no plane) carries --charge.\n"
       "docs/solve.md has the method and the measured accuracy. Progress lines (iteration,\n"
-      "residual, mesh) go to stderr about once a second.\n",
+      "residual, mesh) go to stderr about once a second. Under mpirun (a build with MPI) the\n"
+      "solve runs over the ranks: each applies its part of the system's rows, rank 0 writes\n"
+      "the files and the report (docs/distributed.md).\n",
       solve_description(),
       "Files:\n"
       "  input   HDF5: /contours/x, /contours/y (vertices, float64, m), /contours/offsets (int64,\n"
