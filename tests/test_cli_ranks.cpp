@@ -33,8 +33,8 @@ AppRun run_ranks(int k, const std::string& args) {
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
       "OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_orte_abort_on_non_zero_status=0 "
       "OMP_NUM_THREADS=1 MLFMA2D_CACHE_DIR='" +
-      temp_path("cache") + "' '" + MLFMA2D_MPIEXEC + "' --oversubscribe -np " + std::to_string(k) +
-      " sh -c '\"$0\" \"$@\"; c=$?; echo \"[rank $OMPI_COMM_WORLD_RANK exit $c]\" >&2; exit $c' '" +
+      temp_path("cache") + "' '" + MLFMA2D_MPIEXEC + "' " + MLFMA2D_MPIEXEC_FLAGS + " -np " + std::to_string(k) +
+      " sh -c '\"$0\" \"$@\"; c=$?; echo \"[rank ${OMPI_COMM_WORLD_RANK:-$PMI_RANK} exit $c]\" >&2; exit $c' '" +
       MLFMA2D_APP + "' " + args + " >'" + stem + ".out' 2>'" + stem + ".err' </dev/null";
   const int status = std::system(command.c_str());
   AppRun r;
