@@ -211,13 +211,7 @@ Reference direct_reference(const LoadedInput& in, const Options& options, long l
     out.hessian_xy = r.hxy.data();
     out.hessian_yy = r.hyy.data();
   }
-  DirectOptions d;
-  d.densities = options.densities;
-  d.charges = options.charges;
-  d.dipoles = options.dipoles;
-  d.field = options.field;
-  d.hessian = options.hessian;
-  d.threads = options.threads;
+  const DirectOptions d = direct_options(options);
   const auto start = std::chrono::steady_clock::now();
   direct_sum(in.points.x, in.points.y, in.tx(), in.ty(), densities_of(in.points), d, r.which, out);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

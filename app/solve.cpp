@@ -65,6 +65,9 @@ po::options_description solve_description() {
       {"block-size", "B", "panels per preconditioner block; default: 32"},
       {"block-overlap", "V",
        "panels solved with each block on either side (restricted additive Schwarz); default: 8"},
+      {"no-batch", nullptr,
+       "solve the capacitance matrix's right-hand sides one after the other; default: all in "
+       "one block, GMRES in lockstep with one FMM evaluation of every column per step"},
       {"method", "fmm|dense",
        "fmm: GMRES on FMM products; dense: the full matrix and an LU (at most 8000 panels); "
        "default: fmm"},
@@ -246,6 +249,7 @@ void read_solver(const po::variables_map& vm, ElectrostaticOptions* o) {
     if (*v != "fmm" && *v != "dense") bad_value("method", *v, "fmm or dense");
     o->method = *v;
   }
+  o->batched = !switch_of(vm, "no-batch");
 }
 
 // The FMM behind GMRES's products.

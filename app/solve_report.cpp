@@ -238,9 +238,18 @@ std::string solves_text(R r, F f) {
   for (const SolveStats& st : s.solves) {
     each += (each.empty() ? "" : ", ") + std::to_string(st.iterations);
   }
-  return heading(f.label) +
-         format("%zu right-hand side(s), %d iterations (%s), residual %.3g (tol %.3g)\n",
-                s.solves.size(), s.iterations, each.c_str(), s.residual, r.options.tol);
+  // Several right-hand sides: in lockstep blocks (C's, then C0's) or one at a time.
+  std::string how;
+  if (s.batched) {
+    how = format(", batched (%zu per block)", s.capacitance.size());
+  } else if (s.solves.size() > 1) {
+    how = ", one at a time";
+  }
+  return heading(f.label) + format(
+                                "%zu right-hand side(s)%s, %d iterations (%s), residual %.3g "
+                                "(tol %.3g)\n",
+                                s.solves.size(), how.c_str(), s.iterations, each.c_str(),
+                                s.residual, r.options.tol);
 }
 
 std::string timings_text(R r, F f) {
@@ -251,8 +260,10 @@ std::string timings_text(R r, F f) {
                              "solve %.3g, total %.3g\n",
                              t.discretise, t.near, t.fmm_setup, t.preconditioner, t.solve, t.total);
   if (t.products > 0) {
-    out += heading("") + format("%zu products, %.3g s each (FMM %.3g, near correction %.3g)\n",
-                                t.products, t.product, t.product_fmm, t.product_near);
+    out += heading("") + format(
+                             "%zu products in %zu FMM evaluations, %.3g s each (FMM %.3g, "
+                             "near correction %.3g)\n",
+                             t.products, t.evaluations, t.product, t.product_fmm, t.product_near);
   }
   return out;
 }
@@ -439,6 +450,7 @@ const std::vector<SolveField>& solve_fields() {
     from_table(&Sol::residual, nullptr),
     from_table(&Opt::tol, nullptr),
     from_table(&Sol::solves, nullptr, "", 1, solves_json),
+    from_table(&Sol::batched, nullptr),
     from_table(&Sol::timings, "times (s)", "", 1, {}, timings_text),
     {"targets", "", "targets", "", 1, targets_json, targets_text},
     from_table(&FieldAtTargets::undefined_field, "note", "", 1,

@@ -124,13 +124,7 @@ json measure(const Shape& sh, const PointSet& p, const Args& a) {
   const std::size_t all = m * std::size_t(sh.nd);
   std::vector<double> phi(all), ex(all), ey(all), hxx(all), hxy(all), hyy(all);
   Outputs out{phi.data(), ex.data(), ey.data(), hxx.data(), hxy.data(), hyy.data()};
-  DirectOptions d;
-  d.densities = sh.nd;
-  d.dipoles = sh.dipoles;
-  d.field = sh.field;
-  d.hessian = sh.hessian;
-  d.threads = a.threads;
-  direct_sum(p.x, p.y, p.x, p.y, last.densities(sh.dipoles), d, which, out);
+  direct_sum(p.x, p.y, p.x, p.y, last.densities(sh.dipoles), direct_options(o), which, out);
   auto sampled = [&](const std::vector<double>& v) {
     std::vector<double> x(all);
     for (int k = 0; k < sh.nd; ++k)

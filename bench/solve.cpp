@@ -7,41 +7,49 @@
 //   mlfma2d_bench_solve microstrip       microstrip over the ground plane vs Hammerstad-Jensen
 //   mlfma2d_bench_solve estimates        the accuracy estimate vs the true error, exact cases
 //   mlfma2d_bench_solve iterations       GMRES iterations vs panels, auto and none
+//   mlfma2d_bench_solve batched          C of K traces as one block against K solves
+//                                        [--traces K,K] [--panels N,N] [--repeats R]
+//                                        [--threads T]
+//                                        (bench/solve_batched.cpp)
 // Public API only: the operator through ElectrostaticSolver::potential_at_panels.
+#include "solve.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <nlohmann/json.hpp>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "mlfma2d/electrostatics.hpp"
+#include "mlfma2d/io.hpp"
 
 using namespace mlfma2d;
 using json = nlohmann::json;
 
-namespace {
+namespace mlfma2d::bench_solve {
 
-// --backend and --json of the line subcommands.
-struct Args {
-  std::string backend = "auto";
-  std::string json_path;
-};
-
-// The rows so far, written after every row so that an interrupted run keeps them.
 void save(const Args& a, const json& j) {
   if (a.json_path.empty()) return;
-  std::ofstream f(a.json_path);
-  f << j.dump(2) << "\n";
-  if (!f) std::fprintf(stderr, "mlfma2d_bench_solve: cannot write %s\n", a.json_path.c_str());
+  try {
+    write_text_file(a.json_path, j.dump(2) + "\n");
+  } catch (const Error& e) {
+    std::fprintf(stderr, "mlfma2d_bench_solve: %s\n", e.what());
+  }
 }
 
-// NaN-safe JSON number.
 json number(double v) {
   return std::isfinite(v) ? json(v) : json(nullptr);
 }
+
+}  // namespace mlfma2d::bench_solve
+
+namespace {
+
+using bench_solve::Args;
+using bench_solve::number;
+using bench_solve::save;
 
 // An exact circle from two half-circle arcs (bulge 1), centre (cx, cy).
 void add_arc_circle(Contours* c, double cx, double cy, double r, int conductor) {
@@ -429,6 +437,28 @@ void iterations(const Args& a) {
   }
 }
 
+// A comma-separated list of positive integers, or exit 2 naming the option.
+template <class T>
+std::vector<T> counts(const std::string& option, const std::string& text) {
+  std::vector<T> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    char* stop = nullptr;
+    const std::string item = text.substr(at, end - at);
+    const long long v = std::strtoll(item.c_str(), &stop, 10);
+    if (item.empty() || *stop != '\0' || v < 1) {
+      std::fprintf(stderr,
+                   "mlfma2d_bench_solve: %s '%s': expected integers >= 1, comma-separated\n",
+                   option.c_str(), text.c_str());
+      std::exit(2);
+    }
+    out.push_back(static_cast<T>(v));
+    at = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -438,6 +468,12 @@ int main(int argc, char** argv) {
     const std::string k = argv[i];
     if ((k == "--backend" || k == "--json") && i + 1 < argc) {
       (k == "--backend" ? a.backend : a.json_path) = argv[++i];
+    } else if (k == "--traces" && i + 1 < argc) {
+      a.traces = counts<int>(k, argv[++i]);
+    } else if (k == "--panels" && i + 1 < argc) {
+      a.panels = counts<std::size_t>(k, argv[++i]);
+    } else if ((k == "--repeats" || k == "--threads") && i + 1 < argc) {
+      (k == "--repeats" ? a.repeats : a.threads) = counts<int>(k, argv[++i]).front();
     } else {
       std::fprintf(stderr, "mlfma2d_bench_solve: unknown argument '%s'\n", k.c_str());
       return 2;
@@ -455,11 +491,15 @@ int main(int argc, char** argv) {
     estimates(a);
   } else if (what == "iterations") {
     iterations(a);
+  } else if (what == "batched") {
+    bench_solve::batched(a);
   } else {
     std::fprintf(stderr,
                  "usage: mlfma2d_bench_solve convergence|quadrature|preconditioners\n"
                  "       mlfma2d_bench_solve microstrip|estimates|iterations [--backend NAME] "
-                 "[--json FILE]\n");
+                 "[--json FILE]\n"
+                 "       mlfma2d_bench_solve batched [--traces K,K] [--panels N,N] [--repeats R] "
+                 "[--threads T] [--backend NAME] [--json FILE]\n");
     return 2;
   }
   return 0;

@@ -145,7 +145,7 @@ void DistributedSolver::Impl::send_results(const Outputs& out, int team, Traffic
 
 void DistributedSolver::Impl::check(std::size_t n, std::size_t m, const Densities& in,
                                     const Outputs& out) const {
-  if (n > 0) check_strengths(SourceKinds{opt.densities, opt.charges, opt.dipoles}, n, in);
+  if (n > 0) check_strengths(far_shape(opt), n, in);
   if (m > 0) check_outputs(opt.field, opt.hessian, out);
 }
 

@@ -5,6 +5,8 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "kernel/pair.hpp"
 #include "runtime/threads.hpp"
@@ -140,32 +142,37 @@ double system_entry(const PanelSet& ps, std::size_t i, std::size_t j, const Spar
 SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
                          const std::vector<double>& ty, const Options& fmm, int nodes,
                          double near_radius, bool field, const SolveRanks& ranks,
-                         const PointRange& here)
+                         const PointRange& here, int block)
     : panels_(ps),
       columns_(ps.mirror ? 2 * ps.size() : ps.size()),
+      targets_(tx.size()),
       nodes_(static_cast<std::size_t>(nodes)),
       field_(field),
-      threads_(team_size(fmm.threads)) {
+      threads_(team_size(fmm.threads)),
+      block_(std::max(1, block)),
+      fmm_options_(fmm),
+      ranks_(ranks) {
+  fmm_options_.field = field;
+  // This rank's columns: its panels, then their images.
+  for (std::size_t j = here.first; j < here.first + here.count; ++j) here_.push_back(j);
+  if (columns_ > ps.size()) {
+    for (std::size_t j = here.first; j < here.first + here.count; ++j)
+      here_.push_back(j + ps.size());
+  }
   std::vector<double> sx, sy;  // every column's nodes: the near corrections read any of them
   timed(&seconds_setup_fmm, [&] {
     gauss_nodes(ps, columns_, gauss_legendre(nodes), &sx, &sy, &weight_);
-    // This rank's columns: its panels, then their images.
-    for (std::size_t j = here.first; j < here.first + here.count; ++j) here_.push_back(j);
-    if (columns_ > ps.size()) {
-      for (std::size_t j = here.first; j < here.first + here.count; ++j)
-        here_.push_back(j + ps.size());
-    }
     std::vector<double> hx, hy;
-    for (const std::size_t j : here_) {
-      hx.insert(hx.end(), sx.begin() + std::ptrdiff_t(j * nodes_),
-                sx.begin() + std::ptrdiff_t((j + 1) * nodes_));
-      hy.insert(hy.end(), sy.begin() + std::ptrdiff_t(j * nodes_),
-                sy.begin() + std::ptrdiff_t((j + 1) * nodes_));
-    }
-    Options o = fmm;
-    o.field = field;
+    rank_nodes(sx, sy, &hx, &hy);
+    Options o = fmm_options_;
+    o.densities = 1;
     fmm_ = ranks.field_sum(hx, hy, tx, ty, o);
   });
+  if (block_ > 1) {
+    tx_ = tx;  // for the block Solver, made again after release_block()
+    ty_ = ty;
+    make_block();
+  }
   timed(&seconds_setup_near, [&] {
     std::vector<double> cx(columns_), cy(columns_), radius(columns_);
     for (std::size_t j = 0; j < columns_; ++j) {
@@ -205,50 +212,151 @@ SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
       }
     }
   });
-  u_.resize(columns_);
-  q_.resize(here_.size() * nodes_ + 1);  // + 1: a rank without panels still passes an array
-  if (field) {
-    ex_.resize(tx.size());
-    ey_.resize(tx.size());
+  if (!batch_) work_arrays(1);
+}
+
+SingleLayer::~SingleLayer() = default;
+
+void SingleLayer::work_arrays(int vectors) {
+  const std::size_t b = static_cast<std::size_t>(vectors);
+  u_.resize(b * columns_);
+  // + 1: a rank without panels (or targets) still passes arrays.
+  q_.resize(b * here_.size() * nodes_ + 1);
+  if (field_) {
+    ex_.resize(b * targets_ + 1);
+    ey_.resize(b * targets_ + 1);
+  }
+  if (vectors == 1) {  // what the block needed goes back
+    for (std::vector<double>* v : {&u_, &q_, &ex_, &ey_, &pad_}) v->shrink_to_fit();
   }
 }
 
-void SingleLayer::apply(const double* u, double* phi, double* gx, double* gy) {
-  const bool field = field_ && gx != nullptr;
-  timed(&seconds_fmm, [&] {
-    const std::size_t m = nodes_, n = panels_.size();
-    // Column densities: the panels', and over a ground plane their images', negated.
-    std::copy(u, u + n, u_.begin());
-    for (std::size_t j = n; j < columns_; ++j) u_[j] = -u[j - n];
-    const std::size_t here = here_.size();
-#pragma omp parallel for schedule(static) num_threads(threads_) if (here >= kParallelFrom)
-    for (std::size_t c = 0; c < here; ++c) {
-      const std::size_t j = here_[c];
-      for (std::size_t k = 0; k < m; ++k) q_[c * m + k] = u_[j] * weight_[j * m + k];
-    }
-    fmm_->evaluate(q_.data(), phi, field_ ? ex_.data() : nullptr, field_ ? ey_.data() : nullptr);
+void SingleLayer::rank_nodes(const std::vector<double>& sx, const std::vector<double>& sy,
+                             std::vector<double>* x, std::vector<double>* y) const {
+  x->clear();
+  y->clear();
+  for (const std::size_t j : here_) {
+    const auto from = std::ptrdiff_t(j * nodes_), to = std::ptrdiff_t((j + 1) * nodes_);
+    x->insert(x->end(), sx.begin() + from, sx.begin() + to);
+    y->insert(y->end(), sy.begin() + from, sy.begin() + to);
+  }
+}
+
+void SingleLayer::make_block() {
+  timed(&seconds_setup_fmm, [&] {
+    std::vector<double> sx, sy, weight, hx, hy;
+    gauss_nodes(panels_, columns_, gauss_legendre(static_cast<int>(nodes_)), &sx, &sy, &weight);
+    rank_nodes(sx, sy, &hx, &hy);
+    Options o = fmm_options_;
+    o.densities = block_;
+    batch_ = ranks_.field_sum(hx, hy, tx_, ty_, o);
   });
-  timed(&seconds_near, [&] {
-    const std::size_t rows = near_.rows();
+  work_arrays(block_);
+}
+
+void SingleLayer::release_block() {
+  if (!batch_) return;
+  batch_.reset();
+  pad_.clear();
+  work_arrays(1);
+}
+
+void SingleLayer::apply(const double* u, double* phi, double* gx, double* gy) {
+  apply_block(1, u, phi, gx, gy);
+}
+
+void SingleLayer::apply_block(int k, const double* u, double* phi, double* gx, double* gy) {
+  if (k < 1 || k > block_) {
+    throw std::logic_error("SingleLayer::apply_block: " + std::to_string(k) +
+                           " vectors for a block of " + std::to_string(block_));
+  }
+  if (k > 1 && !batch_) make_block();
+  const bool field = field_ && gx != nullptr;
+  const std::size_t n = panels_.size(), m = targets_;
+  timed(&seconds_fmm, [&] {
+    // Column densities: the panels', and over a ground plane their images', negated.
+    for (int c = 0; c < k; ++c) {
+      const double* uc = u + c * n;
+      double* col = u_.data() + c * columns_;
+      std::copy(uc, uc + n, col);
+      for (std::size_t j = n; j < columns_; ++j) col[j] = -uc[j - n];
+    }
+    double* ex = field_ ? ex_.data() : nullptr;
+    double* ey = field_ ? ey_.data() : nullptr;
+    // Fewer vectors than the block: one evaluation each on the nd = 1 Solver when the times say
+    // that is cheaper than the block with zero densities (t_1 unknown: measure it now).
+    bool one_by_one = k < block_ && tail == Tail::one_by_one;
+    if (k < block_ && tail == Tail::cheaper) one_by_one = one_by_one_cheaper(k);
+    if (!batch_ || one_by_one) {
+      for (int c = 0; c < k; ++c) {
+        charges(c, 1, 1);
+        evaluate(true, phi + c * m, ex ? ex + c * m : nullptr, ey ? ey + c * m : nullptr);
+      }
+    } else {
+      charges(0, k, block_);
+      pad_.resize(k < block_ ? block_ * m + 1 : 0);
+      evaluate(false, k < block_ ? pad_.data() : phi, ex, ey);
+      if (k < block_) std::copy(pad_.begin(), pad_.begin() + k * m, phi);
+    }
+  });
+  timed(&seconds_near, [&] { near(k, phi, field ? gx : nullptr, field ? gy : nullptr); });
+  products += static_cast<std::size_t>(k);
+}
+
+bool SingleLayer::one_by_one_cheaper(int k) const {
+  if (count_one_ == 0 || count_batch_ == 0) return true;
+  // Summed over the ranks: every rank must take the same way (the evaluations are collective).
+  double t[2] = {k * seconds_one_ / count_one_, seconds_batch_ / count_batch_};
+  ranks_.sum(t, 2);
+  return t[0] < t[1];
+}
+
+void SingleLayer::charges(int first, int k, int slots) {
+  // This rank's columns only: the FMM's sources are their nodes.
+  const std::size_t m = nodes_, here = here_.size(), size = here * m;
+  const std::size_t count = static_cast<std::size_t>(k) * here;
+#pragma omp parallel for schedule(static) num_threads(threads_) if (count >= kParallelFrom)
+  for (std::size_t e = 0; e < count; ++e) {
+    const std::size_t c = e / here, l = e % here, j = here_[l];
+    const double uj = u_[(first + c) * columns_ + j];
+    double* q = q_.data() + c * size + l * m;
+    for (std::size_t t = 0; t < m; ++t) q[t] = uj * weight_[j * m + t];
+  }
+  std::fill(q_.begin() + k * size, q_.begin() + slots * size, 0.0);
+}
+
+void SingleLayer::evaluate(bool one, double* phi, double* ex, double* ey) {
+  FieldSum& solver = one ? *fmm_ : *batch_;
+  const double t0 = now_seconds();
+  solver.evaluate(q_.data(), phi, ex, ey);
+  (one ? seconds_one_ : seconds_batch_) += now_seconds() - t0;
+  ++(one ? count_one_ : count_batch_);
+  ++evaluations;
+}
+
+void SingleLayer::near(int k, double* phi, double* gx, double* gy) {
+  const bool field = gx != nullptr;
+  const std::size_t rows = near_.rows(), m = targets_, kc = static_cast<std::size_t>(k);
 #pragma omp parallel for schedule(static) num_threads(threads_) if (rows >= kParallelFrom)
-    for (std::size_t i = 0; i < rows; ++i) {
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t c = 0; c < kc; ++c) {
+      const double* u = u_.data() + c * columns_;
       double p = 0, x = 0, y = 0;
       for (std::size_t e = near_.start[i]; e < near_.start[i + 1]; ++e) {
-        const double uj = u_[near_.col[e]];
+        const double uj = u[near_.col[e]];
         p += near_.val[e] * uj;
         if (field) {
           x += near_gx_[e] * uj;
           y += near_gy_[e] * uj;
         }
       }
-      phi[i] += p;
+      phi[c * m + i] += p;
       if (field) {
-        gx[i] = x - ex_[i];
-        gy[i] = y - ey_[i];
+        gx[c * m + i] = x - ex_[c * m + i];
+        gy[c * m + i] = y - ey_[c * m + i];
       }
     }
-  });
-  ++products;
+  }
 }
 
 void dense_system(const PanelSet& ps, const SparseRows& arc, std::vector<double>* a, int threads) {

@@ -26,34 +26,82 @@ class SingleLayer {
   /// Targets (tx, ty) in normalised coordinates; `field`: also grad (S u). Over a ground plane
   /// (panels.mirror) every panel has a negated image: S then means S - S*. Over ranks
   /// (electrostatics/ranks.hpp) (tx, ty) are this rank's targets, and the FMM takes the nodes of
-  /// this rank's panels `here` (and their images): the others' come from their ranks.
+  /// this rank's panels `here` (and their images): the others' come from their ranks. `block` >
+  /// 1: a second FMM for that many densities (Options::densities), for apply_block.
   SingleLayer(const PanelSet& panels, const std::vector<double>& tx, const std::vector<double>& ty,
               const Options& fmm, int nodes, double near_radius, bool field,
-              const SolveRanks& ranks, const PointRange& here);
+              const SolveRanks& ranks, const PointRange& here, int block = 1);
+  ~SingleLayer();
   /// phi = S u at the targets; with field, gx, gy = grad_x (S u) (else may be null). u: the
-  /// densities of every panel (every rank passes the same).
+  /// densities of every panel (every rank passes the same). Collective over ranks.
   void apply(const double* u, double* phi, double* gx, double* gy);
+  /// apply() on k <= block() vectors at once: u holds k densities (panels each), phi, gx, gy
+  /// k vectors of the targets, one after the other. k = block(): one evaluation of the block
+  /// Solver. Fewer (columns of a lockstep solve have converged): the block Solver with zero
+  /// densities in the free places, or one evaluation of the nd = 1 Solver per vector, whichever
+  /// the times measured so far say is cheaper (k t_1 against t_block; t_1 measured once here
+  /// when not yet known; over ranks the times summed over the ranks, so that every rank takes
+  /// the same way). The near corrections run over all k vectors per entry. Collective.
+  void apply_block(int k, const double* u, double* phi, double* gx, double* gy);
 
+  /// How apply_block serves fewer than block() vectors: as above, or always one way (tests and
+  /// the measurement of the two, docs/solve.md).
+  enum class Tail { cheaper, keep_in_block, one_by_one };
+  Tail tail = Tail::cheaper;
+
+  /// Frees the block Solver and the block's work arrays (a second FMM's memory) until an
+  /// apply_block of more than one vector makes them again.
+  void release_block();
+
+  int block() const { return block_; }
   const TreeStats& stats() const { return fmm_->stats(); }
   const AutoChoice& auto_choice() const { return fmm_->auto_choice(); }
   std::size_t near_entries() const { return near_.col.size(); }
   bool field() const { return field_; }
-  std::size_t products = 0;
+  std::size_t products = 0;     ///< vectors multiplied (a block of k counts k)
+  std::size_t evaluations = 0;  ///< FMM evaluations (a block of k in one evaluation counts 1)
   double seconds_fmm = 0, seconds_near = 0;  ///< all products together
   double seconds_setup_near = 0, seconds_setup_fmm = 0;
 
  private:
+  void make_block();  // the block FMM and its work arrays
+  // The nodes of this rank's columns (here_) of every column's (sx, sy): its FMMs' sources.
+  void rank_nodes(const std::vector<double>& sx, const std::vector<double>& sy,
+                  std::vector<double>* x, std::vector<double>* y) const;
+  // Fewer than block() vectors: k evaluations of the nd = 1 FMM cheaper than one of the block's
+  // (the times measured so far; collective over ranks).
+  bool one_by_one_cheaper(int k) const;
+  void work_arrays(int vectors);  // sized for that many vectors
+  // The densities of k vectors of u_ (from vector `first`) at the FMM's sources into q_, as
+  // `slots` >= k densities (the free ones zero).
+  void charges(int first, int k, int slots);
+  // One evaluation of the nd = 1 FMM (one = true) or the block FMM on q_: the potential
+  // into phi, the FMM's field into ex, ey (null without the field); timed per Solver.
+  void evaluate(bool one, double* phi, double* ex, double* ey);
+  // Adds the near corrections of k vectors (densities in u_) to phi; gx, gy from ex_, ey_.
+  void near(int k, double* phi, double* gx, double* gy);
+
   const PanelSet& panels_;
-  std::size_t columns_;         ///< panels, and their images over a ground plane
+  std::size_t columns_;  ///< panels, and their images over a ground plane
+  std::size_t targets_;
   std::vector<double> weight_;  ///< (h_j / 2) w_k, node after node, column after column
   std::size_t nodes_;
   bool field_;
   int threads_;
-  std::unique_ptr<FieldSum> fmm_;
-  std::vector<std::size_t> here_;          ///< the columns whose nodes this rank's FMM takes
+  int block_;
+  Options fmm_options_;
+  const SolveRanks& ranks_;
+  std::vector<std::size_t> here_;    ///< the columns whose nodes this rank's FMMs take
+  std::vector<double> tx_, ty_;      ///< the targets (block > 1: the block FMM is made again)
+  std::unique_ptr<FieldSum> fmm_;    ///< nd = 1
+  std::unique_ptr<FieldSum> batch_;  ///< nd = block (block > 1, until release_block)
+  double seconds_one_ = 0, seconds_batch_ = 0;  ///< evaluation times of each FMM, summed
+  std::size_t count_one_ = 0, count_batch_ = 0;
   SparseRows near_;                        ///< C_ij for the potential (columns: as above)
   std::vector<double> near_gx_, near_gy_;  ///< the same for the gradient (field only)
-  std::vector<double> u_, q_, ex_, ey_;    ///< work arrays (u_: the densities of every column)
+  /// Work arrays, each for up to block vectors: u_ the densities of every column, q_ at the
+  /// sources, ex_, ey_ the FMM's field and pad_ its potential in the free places.
+  std::vector<double> u_, q_, ex_, ey_, pad_;
 };
 
 /// The segment of column j of the system (j >= n: the image of panel j - n in the plane).

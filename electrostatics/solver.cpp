@@ -139,6 +139,34 @@ double change(const ElectrostaticSolution& a, const ElectrostaticSolution& b) {
   return worst;
 }
 
+// An operator's products, evaluations and their seconds so far (nothing without one: dense).
+struct Work {
+  std::size_t products = 0, evaluations = 0;
+  double fmm = 0, near = 0;
+  explicit Work(const es::SingleLayer* op = nullptr) {
+    if (!op) return;
+    products = op->products;
+    evaluations = op->evaluations;
+    fmm = op->seconds_fmm;
+    near = op->seconds_near;
+  }
+  Work& operator+=(const Work& o) {
+    products += o.products;
+    evaluations += o.evaluations;
+    fmm += o.fmm;
+    near += o.near;
+    return *this;
+  }
+  Work operator-(const Work& o) const {
+    Work d = *this;
+    d.products -= o.products;
+    d.evaluations -= o.evaluations;
+    d.fmm -= o.fmm;
+    d.near -= o.near;
+    return d;
+  }
+};
+
 }  // namespace
 
 struct ElectrostaticSolver::Impl {
@@ -156,7 +184,7 @@ struct ElectrostaticSolver::Impl {
   void build(int new_level) {
     level = new_level;
     mesh.reset();  // the old mesh's memory first
-    mesh = std::make_unique<Mesh>(contours, opt, level, false, fmm_eps, threads, ranks);
+    mesh = std::make_unique<Mesh>(contours, opt, level, false, fmm_eps, threads, block(), ranks);
     panels = es::to_metres(mesh->ps);
     const ElectrostaticTimings& s = mesh->setup;
     timings.discretise = s.discretise;
@@ -173,26 +201,51 @@ struct ElectrostaticSolver::Impl {
     return k == 1 && !opt.ground_plane ? std::vector<int>{} : out;
   }
 
+  // The right-hand sides one product takes: every signal conductor's when C is solved in one
+  // block (two or more, the fast method), else one.
+  int block() const {
+    const std::size_t kc = signals().size();
+    const bool batched = opt.batched && opt.capacitance && opt.method == "fmm" && kc >= 2;
+    return batched ? static_cast<int>(kc) : 1;
+  }
+
   std::string label(const char* what, std::size_t rhs, std::size_t count) const {
     return std::string(what) + " mesh " + std::to_string(level) + " (" + std::to_string(mesh->n()) +
            " panels), right-hand side " + std::to_string(rhs + 1) + "/" + std::to_string(count);
   }
 
-  // The Maxwell matrix of the signal conductors on mesh m: one unit-potential solve each.
+  // The Maxwell matrix of the signal conductors on mesh m: one unit-potential solve each, all in
+  // one block when the mesh takes them together.
   std::vector<std::vector<double>> capacitance(Mesh& m, const std::vector<int>& sig,
                                                std::vector<SolveStats>* stats,
                                                std::vector<std::vector<double>>* unit_x,
                                                const char* what) {
     const std::size_t kc = sig.size();
+    std::vector<std::vector<double>> b, x(kc), q;
+    for (std::size_t col = 0; col < kc; ++col) {
+      std::vector<double> unit(k, 0.0);
+      unit[sig[col]] = 1;
+      b.push_back(m.rhs(unit, 0));
+    }
+    if (m.block > 1) {
+      const std::string name = std::string(what) + " mesh " + std::to_string(level) + " (" +
+                               std::to_string(m.n()) + " panels), right-hand sides 1-" +
+                               std::to_string(kc) + " in one block";
+      const std::vector<SolveStats> st = m.solve_block(b, &x, opt, name);
+      stats->insert(stats->end(), st.begin(), st.end());
+      q = m.free_charges_block(x, k);
+      m.release_block();  // the memory of a second FMM, before the vacuum mesh is made
+    } else {
+      for (std::size_t col = 0; col < kc; ++col) {
+        stats->push_back(m.solve(b[col], &x[col], opt, label(what, col, kc)));
+        q.push_back(m.free_charges(x[col], k));
+      }
+    }
     std::vector<std::vector<double>> c(kc, std::vector<double>(kc, 0.0));
     for (std::size_t col = 0; col < kc; ++col) {
-      std::vector<double> unit(k, 0.0), xi;
-      unit[sig[col]] = 1;
-      stats->push_back(m.solve(m.rhs(unit, 0), &xi, opt, label(what, col, kc)));
-      const std::vector<double> q = m.free_charges(xi, k);
-      for (std::size_t row = 0; row < kc; ++row) c[row][col] = q[sig[row]];
-      if (unit_x) unit_x->push_back(std::move(xi));
+      for (std::size_t row = 0; row < kc; ++row) c[row][col] = q[col][sig[row]];
     }
+    if (unit_x) *unit_x = std::move(x);
     return c;
   }
 
@@ -252,8 +305,9 @@ ElectrostaticSolution ElectrostaticSolver::Impl::solve_mesh() {
   const std::size_t N = m.n();
   const double scale = m.ps.frame.scale;
   const double t_solve = now_seconds();
-  const std::size_t products0 = m.op ? m.op->products : 0;
-  const double fmm0 = m.op ? m.op->seconds_fmm : 0, near0 = m.op ? m.op->seconds_near : 0;
+  // The products of this solve: the mesh's (which earlier calls may have used) and the vacuum's.
+  const Work before(m.op.get());
+  Work vacuum_work;
   ElectrostaticSolution s;
   s.eps_r = o.eps_r;
   s.ground_plane = o.ground_plane;
@@ -262,6 +316,7 @@ ElectrostaticSolution ElectrostaticSolver::Impl::solve_mesh() {
   s.fmm_eps = m.op ? fmm_eps : 0;
   s.preconditioner = m.op ? m.preconditioner : "none";
   s.tol = o.tol;
+  s.batched = m.block > 1;
   if (m.op) {
     s.fmm_stats = m.op->stats();
     s.fmm_backend = m.op->auto_choice().backend;
@@ -314,8 +369,9 @@ ElectrostaticSolution ElectrostaticSolver::Impl::solve_mesh() {
   if (!s.capacitance.empty()) {
     std::vector<std::vector<double>> c0 = s.capacitance;
     if (contours.has_dielectrics()) {
-      Mesh vacuum(contours, opt, level, true, fmm_eps, threads, ranks);
+      Mesh vacuum(contours, opt, level, true, fmm_eps, threads, block(), ranks);
       c0 = capacitance(vacuum, sig, &s.solves, nullptr, "vacuum (C0)");
+      vacuum_work = Work(vacuum.op.get());
     } else {
       for (auto& row : c0) {
         for (double& e : row) e /= o.eps_r;
@@ -326,13 +382,14 @@ ElectrostaticSolution ElectrostaticSolver::Impl::solve_mesh() {
   for (const SolveStats& st : s.solves) s.iterations += st.iterations;
   ElectrostaticTimings& t = timings;
   t.solve = now_seconds() - t_solve;
-  if (m.op) {
-    t.products = m.op->products - products0;
-    const double count = t.products > 0 ? double(t.products) : 1.0;
-    t.product_fmm = (m.op->seconds_fmm - fmm0) / count;
-    t.product_near = (m.op->seconds_near - near0) / count;
-    t.product = t.product_fmm + t.product_near;
-  }
+  Work work = Work(m.op.get()) - before;
+  work += vacuum_work;
+  t.products = work.products;
+  t.evaluations = work.evaluations;
+  const double count = t.products > 0 ? double(t.products) : 1.0;
+  t.product_fmm = work.fmm / count;
+  t.product_near = work.near / count;
+  t.product = t.product_fmm + t.product_near;
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include <complex>
 #include <vector>
 
+#include "kernel/arrays.hpp"
 #include "kernel/wide.hpp"
 #include "tree/plan.hpp"
 #include "tree/tree.hpp"
@@ -65,21 +66,10 @@ struct Expansions {
   void reset(const Tree& tree, int p, int densities, int threads);
 };
 
-/// \brief The sources' strengths in tree order: nd x n_sources each (density d's value for
-/// source j at d * n_sources + j); null for a kind that is absent.
-struct FarSources {
-  const double* q = nullptr;   ///< charges
-  const double* mx = nullptr;  ///< dipole moments (strength times orientation), x
-  const double* my = nullptr;  ///< dipole moments, y
-};
-
-/// \brief Tree-order outputs the far field adds to: nd x n_targets each; null = not wanted.
-/// hxx, hxy are d2phi/dx2 and d2phi/dxdy (d2phi/dy2 = -d2phi/dx2).
-struct FarOutputs {
-  double* phi = nullptr;
-  double *ex = nullptr, *ey = nullptr;
-  double *hxx = nullptr, *hxy = nullptr;
-};
+/// The sources' strengths in tree order (kernel/arrays.hpp), nd x n_sources each.
+using FarSources = StrengthArrays;
+/// Tree-order outputs the far field adds to, nd x n_targets each.
+using FarOutputs = OutputArrays;
 
 // The operators of the method, by name. Strengths and outputs are in tree order, nd densities
 // (Expansions::nd) each. Expansions exist on levels 3..L: M2L starts at level 3, and W boxes and
@@ -116,14 +106,8 @@ struct FarWork {
 };
 FarWork far_field_work(const Tree& tree, const Plan& plan);
 
-/// \brief What one evaluation carries and computes: what its work is multiplied by.
-struct FarShape {
-  int densities = 1;
-  bool charges = true, dipoles = false;
-  bool field = false, hessian = false;
-  /// Horner passes per target: the potential, the field, the Hessian.
-  int passes() const { return 1 + (field ? 1 : 0) + (hessian ? 1 : 0); }
-};
+/// What one evaluation carries and computes (kernel/arrays.hpp): what its work is multiplied by.
+using FarShape = EvaluationShape;
 
 /// Floating-point operations of one evaluation of the far field (for GFLOP/s figures).
 double far_field_flops(const Tree& tree, const Plan& plan, int p, const FarShape& shape);

@@ -41,30 +41,10 @@ constexpr int kRowVectors = 4;  // 4 x 6 accumulators of 32 registers
 
 #include "kernel/wide_impl.hpp"
 
-void gemm(int n, int rows, int cols, const double* R, const double* S, double* Vout) {
-  gemm_impl<V, kRowVectors>(n, rows, cols, R, S, Vout);
-}
-bool near_batch(int n, const double* x, const double* y, int batch, int order,
-                const double* const* q, const double* const* mx, const double* const* my, double tx,
-                double ty, double* out) {
-  return near_batch_dispatch<V>(n, x, y, batch, order, q, mx, my, tx, ty, out);
-}
-double fma_probe(long iterations, double* flops) {
-  return fma_probe_impl<V, 24>(iterations, flops);
-}
-void power_sums(int m, const double* wr, const double* wi, int top, int nd, const double* q,
-                const double* mx, const double* my, long stride, double* out, double* scratch) {
-  power_sums_impl<V>(m, wr, wi, top, nd, q, mx, my, stride, out, scratch);
-}
-void horner(int m, const double* zr, const double* zi, const double* cr, const double* ci, int top,
-            double* fr, double* fi) {
-  horner_impl<V>(m, zr, zi, cr, ci, top, fr, fi);
-}
-
 }  // namespace
 
 const WideKernels& wide_kernels_512() {
-  static const WideKernels k{512, gemm, near_batch, power_sums, horner, fma_probe};
+  static const WideKernels k = kernels_of<V, kRowVectors, 24>(512);
   return k;
 }
 

@@ -283,3 +283,16 @@ double fma_probe_impl(long iterations, double* flops) {
   *flops = 2.0 * double(iterations) * kChains * V::W;
   return V::hsum(sum);
 }
+
+// The kernels of one width: every kernel above instantiated with this unit's V (the function
+// pointers' targets have internal linkage, like V). Aggregate initialisation: no constructor of
+// WideKernels (an inline function other units share) is compiled here.
+template <class V, int kRowVectors, int kChains>
+mlfma2d::WideKernels kernels_of(int bits) {
+  return {bits,
+          &gemm_impl<V, kRowVectors>,
+          &near_batch_dispatch<V>,
+          &power_sums_impl<V>,
+          &horner_impl<V>,
+          &fma_probe_impl<V, kChains>};
+}

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/arrays.hpp"
 #include "tree/plan.hpp"
 #include "tree/tree.hpp"
 
@@ -41,8 +42,10 @@ struct NearFieldProblem {
   int densities = 1;     ///< nd: density vectors per evaluation
   bool charges = true;   ///< the sources carry charges
   bool dipoles = false;  ///< the sources carry dipole moments
+  /// What an evaluation of this problem carries and computes.
+  EvaluationShape shape() const { return {densities, charges, dipoles, field, hessian}; }
   /// The pair sums' order (kernel/pair.hpp): 2 with the Hessian, 1 with the field, else 0.
-  int order() const { return hessian ? 2 : field ? 1 : 0; }
+  int order() const { return shape().order(); }
   int threads = 0;                ///< host threads for collect/return; 0 = OpenMP default
   std::size_t gpu_memory = 0;     ///< device-memory budget, bytes; 0 = what is free
   std::size_t chunk_targets = 0;  ///< at most this many targets per chunk; 0 = automatic
@@ -53,23 +56,12 @@ struct NearFieldProblem {
 NearFieldProblem make_near_field_problem(const Tree& tree, const Plan& plan, const double* x,
                                          const double* y, const double* tx, const double* ty);
 
-/// \brief One evaluation's strengths, in the caller's source numbering (merged sources summed):
-/// nd x n_sources each (density d's value for source j at d * n_sources + j); null for a kind
-/// the problem does not carry.
-struct NearSources {
-  const double* q = nullptr;   ///< charges
-  const double* mx = nullptr;  ///< dipole moments (strength times orientation), x
-  const double* my = nullptr;  ///< dipole moments, y
-};
-
-/// \brief Caller-order outputs, nd x n_targets each (overwritten): phi always; ex, ey when the
-/// problem wants the field, hxx, hxy (d2phi/dx2, d2phi/dxdy) when it wants the Hessian, else
-/// null.
-struct NearOutputs {
-  double* phi = nullptr;
-  double *ex = nullptr, *ey = nullptr;
-  double *hxx = nullptr, *hxy = nullptr;
-};
+/// One evaluation's strengths (kernel/arrays.hpp), in the caller's source numbering (merged
+/// sources summed), nd x n_sources each; null for a kind the problem does not carry.
+using NearSources = StrengthArrays;
+/// Caller-order outputs, nd x n_targets each (overwritten): phi always; ex, ey when the problem
+/// wants the field, hxx, hxy when it wants the Hessian, else null.
+using NearOutputs = OutputArrays;
 
 /// \brief Seconds per phase of one evaluation, plus what it used.
 struct NearFieldTimings {
@@ -168,11 +160,11 @@ bool device_start_begun();
 /// \brief What one evaluation carries in and out, by which a resident GPU back end sizes its
 /// charge path (pinned staging and device copies): the point counts, the densities, the kinds of
 /// source and the outputs wanted.
-struct ChargeShape {
+struct ChargeShape : EvaluationShape {
   std::size_t n_sources = 0, n_targets = 0;
-  int densities = 1;
-  bool charges = true, dipoles = false;
-  bool field = false, hessian = false;
+  ChargeShape() = default;
+  ChargeShape(std::size_t sources, std::size_t targets, const EvaluationShape& shape)
+      : EvaluationShape(shape), n_sources(sources), n_targets(targets) {}
 };
 /// A problem's charge shape.
 ChargeShape charge_shape(const NearFieldProblem& p);

@@ -187,15 +187,7 @@ void wait_for_device() {
 }
 
 ChargeShape charge_shape(const NearFieldProblem& p) {
-  ChargeShape c;
-  c.n_sources = p.n_sources;
-  c.n_targets = p.n_targets;
-  c.densities = p.densities;
-  c.charges = p.charges;
-  c.dipoles = p.dipoles;
-  c.field = p.field;
-  c.hessian = p.hessian;
-  return c;
+  return ChargeShape(p.n_sources, p.n_targets, p.shape());
 }
 
 void reserve_device_buffers(const std::string& backend, const ChargeShape& shape) {

@@ -11,6 +11,10 @@
 
 namespace mlfma2d {
 
+DirectOptions direct_options(const Options& o) {
+  return {o.densities, o.charges, o.dipoles, o.field, o.hessian, o.threads};
+}
+
 void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
                 const std::vector<double>& tx, const std::vector<double>& ty, const Densities& in,
                 const DirectOptions& o, const std::vector<std::size_t>& which, const Outputs& out) {
@@ -23,7 +27,7 @@ void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
   // The reference refuses what the Solver refuses, rather than returning NaN.
   check_finite_points(x, y, "source");
   check_finite_points(tx, ty, "target");
-  check_strengths(SourceKinds{nd, o.charges, o.dipoles}, n, in, "direct_sum: ");
+  check_strengths(SourceKinds{nd, o.charges, o.dipoles, o.field, o.hessian}, n, in, "direct_sum: ");
   check_outputs(o.field, o.hessian, out, "direct_sum: ");
   const bool all = which.empty();
   const std::size_t m = all ? tx.size() : which.size();

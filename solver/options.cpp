@@ -31,13 +31,7 @@ int expansion_terms(const Options& opt) {
 }
 
 FarShape far_shape(const Options& opt) {
-  FarShape f;
-  f.densities = opt.densities;
-  f.charges = opt.charges;
-  f.dipoles = opt.dipoles;
-  f.field = opt.field;
-  f.hessian = opt.hessian;
-  return f;
+  return {opt.densities, opt.charges, opt.dipoles, opt.field, opt.hessian};
 }
 
 BackendNeeds backend_needs(const Options& opt) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/arrays.hpp"
 #include "tree/tree.hpp"
 
 namespace mlfma2d {
@@ -39,9 +40,7 @@ void check_finite_rows(const double* v, int nd, std::size_t n, const char* what)
 /// \brief One evaluation's strengths as the tree's sources carry them: nd x sources() each, in
 /// the caller's order (merged sources summed), the moments d v divided by the coordinates'
 /// scale; null for an absent kind.
-struct Strengths {
-  const double *q = nullptr, *mx = nullptr, *my = nullptr;
-};
+using Strengths = StrengthArrays;
 
 /// A tree of the caller's points: check_points, then sort_tree_points, grow_tree,
 /// attach_points (what the tests and the timing harness build; the Solver prepares its points

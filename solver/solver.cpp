@@ -81,8 +81,7 @@ struct Solver::Impl {
     if (opt.place_threads) placement = Placement::of_process();
     const int p = expansion_terms(opt);
     DeviceStart device(opt.backend,
-                       ChargeShape{x.size(), tx.empty() ? x.size() : tx.size(), opt.densities,
-                                   opt.charges, opt.dipoles, opt.field, opt.hessian});
+                       ChargeShape(x.size(), tx.empty() ? x.size() : tx.size(), far_shape(opt)));
     // While the device starts, a core is busy in the CUDA driver: the tree and the choice run on
     // one thread fewer. A team of every core waits for its slowest member: the program's tree of
     // 1e7 points took 313-335 ms with 16 threads beside the start on the H100 host (16 cores),
@@ -230,7 +229,7 @@ struct Solver::Impl {
     stats.terms = p;
   }
 
-  SourceKinds kinds() const { return SourceKinds{opt.densities, opt.charges, opt.dipoles}; }
+  SourceKinds kinds() const { return far_shape(opt); }
 
   // One evaluation: the near field beside the far field, their sum in caller order.
   void evaluate(const Densities& in, const Outputs& out) {

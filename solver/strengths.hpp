@@ -13,11 +13,8 @@
 
 namespace mlfma2d {
 
-/// \brief What one evaluation carries: its densities and kinds of sources.
-struct SourceKinds {
-  int densities = 1;
-  bool charges = true, dipoles = false;
-};
+/// What one evaluation carries (kernel/arrays.hpp): its densities and kinds of sources.
+using SourceKinds = EvaluationShape;
 
 /// Throws InvalidInput when an array the kinds need is missing or a value is not finite (naming
 /// it: "charge 7 of density 2", "dipole orientation y of source 3"); n sources.

@@ -93,13 +93,7 @@ void expect_within(const PointSet& pts, Kinds kinds, int nd, bool field, bool he
   Solver solver = self ? Solver(pts.x, pts.y, o) : Solver(pts.x, pts.y, pts.tx, pts.ty, o);
   Outs fmm(nd * m, field, hessian), ref(nd * m, field, hessian);
   solver.evaluate(st.densities(kinds), fmm.outputs());
-  DirectOptions d;
-  d.densities = nd;
-  d.charges = o.charges;
-  d.dipoles = o.dipoles;
-  d.field = field;
-  d.hessian = hessian;
-  direct_sum(pts.x, pts.y, tx, ty, st.densities(kinds), d, {}, ref.outputs());
+  direct_sum(pts.x, pts.y, tx, ty, st.densities(kinds), direct_options(o), {}, ref.outputs());
   const std::string what = std::string(name(kinds)) + " nd=" + std::to_string(nd) +
                            (field ? " field" : "") + (hessian ? " hessian" : "") + " tree " +
                            o.tree + " backend " + o.backend;

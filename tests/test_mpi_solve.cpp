@@ -3,7 +3,8 @@
 // capacitance matrix, the charges, sigma and the field at targets must equal the one-process
 // solver's to within the GMRES tolerance (the same FMM tree: CT given), on a bordered system
 // (two conductors without a ground plane: the constant and the charge row) with every
-// preconditioner, and over a ground plane with dielectric interfaces (the field rows).
+// preconditioner, over a ground plane with dielectric interfaces (the field rows), and C's
+// right-hand sides batched (one block, GMRES in lockstep) against one process.
 #include <cmath>
 
 #include "tests/mpi_test_util.hpp"
@@ -88,6 +89,40 @@ TEST(SolveRanks, CoupledMicrostripOverAGroundPlaneEqualsOneProcess) {
   o.ground_plane_y = 0;
   o.panels = 2500;
   expect_same_solution(c, o, 1e-8);
+}
+
+// A ground strip under three strips of different widths (no plane: the border): C's three
+// right-hand sides in one block, its products one DistributedSolver of nd = 3.
+TEST(SolveRanks, BatchedRightHandSidesEqualOneProcess) {
+  Contours c;
+  c.add({-6e-3, 6e-3}, {0, 0}, false, 0);
+  double x = -4e-3;
+  for (int k = 1; k <= 3; ++k) {
+    const double w = 0.6e-3 + 0.3e-3 * k;
+    c.add({x, x + w}, {0.5e-3 * k, 0.5e-3 * k}, false, k);
+    x += w + 0.7e-3;
+  }
+  ElectrostaticOptions o = options("block");
+  const ElectrostaticSolution one = ElectrostaticSolver(c, o).solve();
+  ASSERT_TRUE(one.batched);
+  ElectrostaticSolver over(c, o, solve_ranks(MPI_COMM_WORLD));
+  const ElectrostaticSolution many = over.solve();
+  EXPECT_TRUE(many.batched);
+  ASSERT_EQ(many.capacitance.size(), 3u);
+  EXPECT_LT(matrix_change(many.capacitance, one.capacitance), 1e-8) << mpi_size() << " ranks";
+  EXPECT_LT(rel_l2(many.charge, one.charge), 1e-8);
+  ASSERT_EQ(many.solves.size(), one.solves.size());
+  for (std::size_t i = 0; i < one.solves.size(); ++i) {
+    EXPECT_NEAR(double(many.solves[i].iterations), double(one.solves[i].iterations), 2.0);
+  }
+  // The block's columns shared evaluations over the ranks too.
+  EXPECT_LT(over.timings().evaluations, over.timings().products);
+  // One right-hand side after the other over the ranks: the same C.
+  o.batched = false;
+  const ElectrostaticSolution apart =
+      ElectrostaticSolver(c, o, solve_ranks(MPI_COMM_WORLD)).solve();
+  EXPECT_FALSE(apart.batched);
+  EXPECT_LT(matrix_change(apart.capacitance, many.capacitance), 1e-8);
 }
 
 TEST(SolveRanks, RefinementToAnAccuracyEqualsOneProcess) {

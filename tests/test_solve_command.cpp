@@ -246,6 +246,38 @@ TEST(SolveCommand, ProgressLinesAndRlgcOfACoupledLine) {
   EXPECT_EQ(r.err, "");
 }
 
+// Issue 22: C's right-hand sides in one block by default (the progress lines and the report say
+// so), one at a time with --no-batch; the same C.
+TEST(SolveCommand, BatchedByDefaultOneAtATimeWithNoBatch) {
+  const std::string geom = generated("microstrip");
+  AppRun r = run_app("solve --input " + geom + " --panels 900", "MLFMA2D_PROGRESS_AFTER=0");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "right-hand sides 1-2 in one block: iterations ")) << r.err;
+  EXPECT_TRUE(contains(r.out, "2 right-hand side(s), batched (2 per block)")) << r.out;
+  r = run_app("solve --input " + geom + " --panels 900 --no-batch", "MLFMA2D_PROGRESS_AFTER=0");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "right-hand side 2/2: iteration ")) << r.err;
+  EXPECT_TRUE(contains(r.out, "2 right-hand side(s), one at a time")) << r.out;
+  const json block = json::parse(run_app("solve --input " + geom +
+                                         " --panels 900 --report json "
+                                         "--quiet")
+                                     .out);
+  const json one = json::parse(run_app("solve --input " + geom +
+                                       " --panels 900 --report json "
+                                       "--quiet --no-batch")
+                                   .out);
+  EXPECT_EQ(block["batched"], true);
+  EXPECT_EQ(one["batched"], false);
+  EXPECT_LT(block["timings"]["evaluations"], block["timings"]["products"]);
+  EXPECT_EQ(one["timings"]["evaluations"], one["timings"]["products"]);
+  for (std::size_t i = 0; i < 2; ++i) {
+    for (std::size_t j = 0; j < 2; ++j) {
+      const double a = block["capacitance"][i][j], b = one["capacitance"][i][j];
+      EXPECT_NEAR(a / b, 1, 1e-9) << i << ", " << j;
+    }
+  }
+}
+
 // Issue 20: a tiny --panel-size is named as given, not "0.000000 m". The message is the
 // library's (electrostatics/geometry.cpp, std::to_string there): enable once it prints %g.
 TEST(SolveCommand, ATinyPanelSizeIsNamedAsGiven) {

@@ -135,6 +135,11 @@ struct ElectrostaticOptions {
   std::string preconditioner = "auto";
   int block_size = 32;    ///< panels per preconditioner block, >= 1
   int block_overlap = 8;  ///< block: panels solved with each block on either side, >= 0
+  /// Two or more signal conductors (method fmm): the unit-potential right-hand sides of C (and
+  /// of C0) solved as one block, GMRES in lockstep on all of them (each its own Krylov space and
+  /// convergence test), each step one FMM evaluation of every column not yet converged
+  /// (Options::densities); false: one right-hand side after the other. The same C to within tol.
+  bool batched = true;
   /// "fmm" (the fast path) or "dense" (the full analytic matrix and an LU: small N, reference).
   std::string method = "fmm";
 
@@ -175,16 +180,17 @@ struct SolveStats {
 
 /// \brief Wall-clock seconds of the phases.
 struct ElectrostaticTimings {
-  double discretise = 0;      ///< validation and panels
-  double near = 0;            ///< near lists and analytic near corrections
-  double fmm_setup = 0;       ///< the FMM Solver: tree, plan, back end
-  double preconditioner = 0;  ///< blocks and their LU factors
-  double solve = 0;           ///< every GMRES solve and the final residual
-  std::size_t products = 0;   ///< operator products (FMM evaluation + near correction)
-  double product = 0;         ///< mean seconds of one product
-  double product_fmm = 0;     ///< of which the FMM evaluation (mean)
-  double product_near = 0;    ///< of which the near correction (mean)
-  double total = 0;           ///< set-up and solves
+  double discretise = 0;        ///< validation and panels
+  double near = 0;              ///< near lists and analytic near corrections
+  double fmm_setup = 0;         ///< the FMM Solvers (nd = 1, and the block's): tree, plan, back end
+  double preconditioner = 0;    ///< blocks and their LU factors
+  double solve = 0;             ///< every GMRES solve and the final residual
+  std::size_t products = 0;     ///< operator products (FMM + near correction), one per vector
+  std::size_t evaluations = 0;  ///< FMM evaluations: one per product, or per block of them
+  double product = 0;       ///< mean seconds of one product (a block's time shared by its vectors)
+  double product_fmm = 0;   ///< of which the FMM evaluation (mean)
+  double product_near = 0;  ///< of which the near correction (mean)
+  double total = 0;         ///< set-up and solves
 };
 
 /// \brief One propagation mode of a multiconductor line (TEM, lossless).
@@ -255,6 +261,7 @@ struct ElectrostaticSolution {
   double fmm_eps = 0;          ///< the FMM accuracy used
   std::string preconditioner;  ///< the one used ("auto" resolved)
   double tol = 0;              ///< the GMRES tolerance used (tightened below an accuracy target)
+  bool batched = false;        ///< C's (and C0's) right-hand sides were solved as one block
 };
 
 /// \brief Potential and field at points, from a solution.

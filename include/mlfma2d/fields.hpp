@@ -279,6 +279,9 @@ struct FieldTable<ElectrostaticOptions> {
     f(field("preconditioner", &S::preconditioner, "", "block, diagonal, none or auto"));
     f(field("block_size", &S::block_size, "", "panels per preconditioner block"));
     f(field("block_overlap", &S::block_overlap, "", "block: panels solved on either side"));
+    f(field(
+        "batched", &S::batched, "",
+        "C's right-hand sides solved as one block (GMRES in lockstep, one FMM pass each step)"));
     f(field("method", &S::method, "", "fmm or dense"));
     f(field("quadrature_nodes", &S::quadrature_nodes, "", "Gauss nodes per panel, far"));
     f(field("near_radius", &S::near_radius, "", "analytic within this many panel lengths"));
@@ -330,7 +333,9 @@ struct FieldTable<ElectrostaticTimings> {
     f(field("fmm_setup", &S::fmm_setup, "s", "the FMM Solver: tree, plan, back end"));
     f(field("preconditioner", &S::preconditioner, "s", "blocks and their LU factors"));
     f(field("solve", &S::solve, "s", "every GMRES solve and the final residual"));
-    f(field("products", &S::products, "", "operator products"));
+    f(field("products", &S::products, "", "operator products, one per vector"));
+    f(field("evaluations", &S::evaluations, "",
+            "FMM evaluations: one per product, or per block of products"));
     f(field("product", &S::product, "s", "mean seconds of one product"));
     f(field("product_fmm", &S::product_fmm, "s", "of which the FMM evaluation (mean)"));
     f(field("product_near", &S::product_near, "s", "of which the near correction (mean)"));
@@ -425,6 +430,7 @@ struct FieldTable<ElectrostaticSolution> {
     f(field("fmm_eps", &S::fmm_eps, "", "the FMM accuracy used"));
     f(field("preconditioner", &S::preconditioner, "", "the preconditioner used"));
     f(field("tol", &S::tol, "", "the GMRES tolerance used"));
+    f(field("batched", &S::batched, "", "C's right-hand sides were solved as one block"));
   }
 };
 

@@ -261,6 +261,10 @@ struct DirectOptions {
   bool field = false, hessian = false;
   int threads = 0;
 };
+/// \brief The direct sum of what a Solver with options `o` computes (its densities, kinds of
+/// sources, outputs and threads).
+DirectOptions direct_options(const Options& o);
+
 /// \brief Direct O(N M) summation of charges and/or dipoles of nd densities, the reference for
 /// accuracy: outputs at the targets listed in `which` (indices into tx/ty) or at all targets
 /// when `which` is empty, nd x (evaluated targets) each; outputs.potential must be given, the
