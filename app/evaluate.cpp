@@ -10,6 +10,7 @@
 
 #include "app/inputs.hpp"
 #include "app/progress.hpp"
+#include "app/ranks.hpp"
 #include "mlfma2d/io.hpp"
 #include "runtime/text.hpp"
 #include "tuning/tuning.hpp"
@@ -363,10 +364,10 @@ std::string evaluate_help() {
   for (const std::string& line : grouped_reasons(unavailable)) {
     s << wrap_text("Not here: " + line, kHelpWidth - 2, "  ") << "\n";
   }
-  std::vector<std::string> keys[4];  // top level, timings, error, auto
-  const char* sections[4] = {"", "timings", "error", "auto"};
+  std::vector<std::string> keys[5];  // top level, timings, error, auto, distributed
+  const char* sections[5] = {"", "timings", "error", "auto", "distributed"};
   for (const ReportField& f : report_fields()) {
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 5; ++i) {
       if ((f.use & kJson) && f.section == std::string(sections[i])) keys[i].push_back(f.key);
     }
   }
@@ -380,8 +381,19 @@ std::string evaluate_help() {
                join(keys[0], ", ") + ", timings (seconds: " + join(keys[1], ", ") +
                ") and, with --verify, error (" + join(keys[2], ", ") +
                "); with --backend auto or --levels auto also auto (" + join(keys[3], ", ") +
-               "). null means none: eps, error.tolerance and error.passed with --terms (no "
+               "); under mpirun also distributed (" + join(keys[4], ", ") +
+               ": the ranks' figures, per_rank every rank's). null means none: eps, "
+               "error.tolerance and error.passed with --terms (no "
                "tolerance: not checked), coordinate_scale when the coordinates were not scaled.",
+           kHelpWidth - 2)
+    << "\n\n"
+    << wrap_text(
+           "Under mpirun (a build with MPI): mpirun -np K mlfma2d [evaluate] ... runs over "
+           "K ranks: each reads its contiguous part of the HDF5 input (CSV: rank 0 reads and "
+           "scatters), the distributed solver evaluates, rank 0 writes the one output (the "
+           "same layout, with distributed_* attributes) and prints the report with every "
+           "rank's figures; an error on any rank ends every rank with the same code "
+           "(docs/distributed.md). One process (mpirun -np 1 too) runs as without mpirun.",
            kHelpWidth - 2)
     << "\n\nProgress (stderr): on a terminal every step as it starts; elsewhere the steps still\n"
     << "running after 1 s ($MLFMA2D_PROGRESS_AFTER seconds, if set), each with its time when\n"
@@ -403,6 +415,8 @@ std::string evaluate_help() {
   return s.str();
 }
 
+}  // namespace
+
 // A few values of density 0, for a run whose output goes nowhere; with the Hessian a target a
 // line (the report's indent after the first).
 std::string preview(const Result& r, int densities) {
@@ -420,7 +434,11 @@ std::string preview(const Result& r, int densities) {
   return out;
 }
 
+namespace {
+
 int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
+  // Under mpirun with several ranks: the evaluation over the ranks (app/evaluate_ranks.cpp).
+  if (program_ranks().many()) return run_evaluate_ranks(a, out, err);
   const Progress progress(err, a.quiet);
   // A GPU back end's device starts now, on a thread of its own, while the input is read (its
   // first use in a process: 0.19-0.26 s on the H100 host, the "device start" trace lines of

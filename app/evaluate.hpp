@@ -46,6 +46,9 @@ EvaluateArgs evaluate_args(const po::variables_map& vm);
 /// The evaluate command (its row in command_rows()); its --help is the program's main help.
 CommandRow evaluate_command();
 
+/// A few values of density 0 of `r`, for the report of a run whose output goes nowhere.
+std::string preview(const Result& r, int densities);
+
 /// Builds a Solver for the points of `in` with `options` (their densities and kinds of sources
 /// those of the points: with_sources_of), evaluates it `repeat` times, and fills
 /// `report` (input, options, tree figures, the timings of the run with the median total, every

@@ -102,19 +102,25 @@ void read_input(LoadedInput* in, const Progress& progress) {
   }
 }
 
-void select_sources(LoadedInput* in, const std::string& kinds) {
-  PointSet& p = in->points;
-  const bool charges = kinds.empty() || kinds != "dipoles";
-  const bool dipoles = kinds.empty() || kinds != "charges";
-  if (!kinds.empty() && charges && !p.has_charges()) {
-    throw InvalidInput("--sources " + kinds + ": " + in->input +
+void check_source_kinds(const std::string& input, const std::string& kinds, bool has_charges,
+                        bool has_dipoles, bool* charges, bool* dipoles) {
+  *charges = (kinds.empty() || kinds != "dipoles") && has_charges;
+  *dipoles = (kinds.empty() || kinds != "charges") && has_dipoles;
+  if (!kinds.empty() && kinds != "dipoles" && !has_charges) {
+    throw InvalidInput("--sources " + kinds + ": " + input +
                        " holds no charges (HDF5 /sources/q; CSV columns q or q0, q1, ...)");
   }
-  if (!kinds.empty() && dipoles && !p.has_dipoles()) {
-    throw InvalidInput("--sources " + kinds + ": " + in->input +
+  if (!kinds.empty() && kinds != "charges" && !has_dipoles) {
+    throw InvalidInput("--sources " + kinds + ": " + input +
                        " holds no dipoles (HDF5 /sources/dipole_strength and "
                        "/sources/dipole_vector; CSV columns d, vx, vy or d0, vx0, vy0, ...)");
   }
+}
+
+void select_sources(LoadedInput* in, const std::string& kinds) {
+  PointSet& p = in->points;
+  bool charges = false, dipoles = false;
+  check_source_kinds(in->input, kinds, p.has_charges(), p.has_dipoles(), &charges, &dipoles);
   if (!charges) p.q = {};
   if (!dipoles) {
     p.dipole_strengths = {};
@@ -161,23 +167,34 @@ Options with_sources_of(const PointSet& p, Options options) {
   return options;
 }
 
+VerifySample verify_sample(std::size_t sources, std::size_t targets, long long sample,
+                           std::uint64_t seed) {
+  const double pairs = static_cast<double>(sources) * static_cast<double>(targets);
+  std::size_t m = targets;
+  if (sample > 0) {
+    m = std::min<std::size_t>(targets, static_cast<std::size_t>(sample));
+  } else if (sample < 0 && pairs > kVerifyAllPairs) {
+    m = std::min(targets, kVerifyDefaultSample);
+  }
+  VerifySample v;
+  v.sampled = m < targets;
+  v.n_checked = m;
+  if (v.sampled) v.which = sample_indices(targets, m, seed);
+  return v;
+}
+
 Reference direct_reference(const LoadedInput& in, const Options& options, long long verify_sample,
                            std::uint64_t seed) {
   const std::size_t nt = in.tx().size();
-  const double pairs = static_cast<double>(in.points.x.size()) * static_cast<double>(nt);
-  std::size_t m = nt;
-  if (verify_sample > 0) {
-    m = std::min<std::size_t>(nt, static_cast<std::size_t>(verify_sample));
-  } else if (verify_sample < 0 && pairs > kVerifyAllPairs) {
-    m = std::min(nt, kVerifyDefaultSample);
-  }
+  const VerifySample sample = app::verify_sample(in.points.x.size(), nt, verify_sample, seed);
+  const std::size_t m = sample.n_checked;
   Reference r;
-  r.sampled = m < nt;
+  r.sampled = sample.sampled;
   r.n_checked = m;
   r.densities = options.densities;
   r.field = options.field;
   r.hessian = options.hessian;
-  if (r.sampled) r.which = sample_indices(nt, m, seed);
+  r.which = sample.which;
   const std::size_t all = std::size_t(r.densities) * m;
   Outputs out;
   r.phi.resize(all);
@@ -304,13 +321,14 @@ NonFinite count_non_finite(const Result& result) {
 }
 
 std::string NonFinite::text(const Result& result) const {
-  std::vector<std::string> parts = {
-      format("%zu of %zu potentials", potential, result.potential.size())};
-  if (!result.field_x.empty()) {
-    parts.push_back(format("%zu of %zu field components", field, 2 * result.field_x.size()));
-  }
-  if (!result.hessian_xx.empty()) {
-    parts.push_back(format("%zu of %zu Hessian components", hessian, 3 * result.hessian_xx.size()));
+  return text(result.potential.size(), !result.field_x.empty(), !result.hessian_xx.empty());
+}
+
+std::string NonFinite::text(std::size_t values, bool with_field, bool with_hessian) const {
+  std::vector<std::string> parts = {format("%zu of %zu potentials", potential, values)};
+  if (with_field) parts.push_back(format("%zu of %zu field components", field, 2 * values));
+  if (with_hessian) {
+    parts.push_back(format("%zu of %zu Hessian components", hessian, 3 * values));
   }
   std::string out = parts[0];
   for (std::size_t k = 1; k < parts.size(); ++k) {

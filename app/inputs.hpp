@@ -44,6 +44,10 @@ void read_input(LoadedInput* in, const Progress& progress);
 /// dropped), "both" (both required) or "" (every kind the input holds). Throws InvalidInput
 /// naming the file when it holds no such sources.
 void select_sources(LoadedInput* in, const std::string& kinds);
+/// The kinds of sources `kinds` (--sources) keeps of a file `input` holding charges and/or
+/// dipoles (`has_*`): into *charges and *dipoles. Throws select_sources' InvalidInput.
+void check_source_kinds(const std::string& input, const std::string& kinds, bool has_charges,
+                        bool has_dipoles, bool* charges, bool* dipoles);
 
 /// Whether two paths name the same file (links included).
 bool same_file(const std::string& a, const std::string& b);
@@ -70,6 +74,15 @@ struct Reference {
   std::vector<double> hxx, hxy, hyy;
   double seconds = 0;
 };
+/// \brief The targets --verify checks of `targets` (the rule above): `which` sampled indices in
+/// ascending order (empty: all), or all of them.
+struct VerifySample {
+  std::vector<std::size_t> which;
+  bool sampled = false;
+  std::size_t n_checked = 0;
+};
+VerifySample verify_sample(std::size_t sources, std::size_t targets, long long sample,
+                           std::uint64_t seed);
 /// The reference of the sources of `in` for Options::densities, charges, dipoles, field,
 /// hessian and threads.
 Reference direct_reference(const LoadedInput& in, const Options& options, long long verify_sample,
@@ -118,6 +131,8 @@ struct NonFinite {
   std::size_t total() const { return potential + field + hessian; }
   /// "3 of 2000 potentials and 0 of 4000 field components are not finite (inf or NaN)"
   std::string text(const Result& result) const;
+  /// The same of `values` potentials (and as many field vectors and Hessians, when computed).
+  std::string text(std::size_t values, bool with_field, bool with_hessian) const;
 };
 NonFinite count_non_finite(const Result& result);
 

@@ -31,6 +31,7 @@ json or_null(const std::string& text) {
 bool section_present(const RunReport& r, const std::string& section) {
   if (section == "error") return r.verification.done;
   if (section == "auto") return r.auto_selection.done;
+  if (section == "distributed") return !r.ranks.empty();
   return true;
 }
 
@@ -375,6 +376,8 @@ std::vector<ReportField> make_report_fields() {
     {"auto", "candidates", nullptr, nullptr, nullptr, J,
      [](R r) { return candidates_json(r.auto_selection); }},
   };
+  // Under mpirun: the ranks' figures (app/report_ranks.cpp).
+  for (ReportField& f : ranks_fields()) fields.push_back(std::move(f));
   add_the_rest<TreeStats>(&fields, "");
   add_the_rest<Timings>(&fields, "timings");
   return fields;
@@ -406,7 +409,7 @@ json section_json(const RunReport& r, const std::string& section) {
 
 json to_json(const RunReport& r) {
   json j = section_json(r, "");
-  for (const char* section : {"timings", "error", "auto"}) {
+  for (const char* section : {"timings", "error", "auto", "distributed"}) {
     if (section_present(r, section)) j[section] = section_json(r, section);
   }
   return j;
@@ -543,6 +546,7 @@ std::string to_text(const RunReport& r) {
                     within ? "  (within choose)" : "");
     }
   }
+  if (!r.ranks.empty()) out += ranks_text(r);
   if (r.verification.done) {
     const Verification& v = r.verification;
     out += format(

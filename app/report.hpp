@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/inputs.hpp"
+#include "mlfma2d/distributed_figures.hpp"
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 #include "tuning/tuning.hpp"
@@ -41,6 +42,10 @@ struct RunReport {
   /// known), and the estimate of it (what was resident before the Solver + evaluation_memory).
   std::size_t memory_peak = 0;
   double memory_estimate = 0;
+  /// Under mpirun (app/ranks.hpp): every rank's figures of the reported evaluation, in rank order;
+  /// empty for one process. timings are then the slowest rank's, totals the slowest rank's of
+  /// each evaluation, memory_peak the largest rank's.
+  std::vector<DistributedFigures> ranks;
 };
 
 /// \brief Where a field goes (bits of ReportField::use; none: the text report only).
@@ -56,8 +61,9 @@ enum FieldUse : unsigned {
 
 /// \brief One field of the report.
 struct ReportField {
-  /// "" (top level), "timings", "error" (with --verify) or "auto" (with --backend/--levels
-  /// auto): a JSON object of that name; attribute names are prefixed by section_prefix().
+  /// "" (top level), "timings", "error" (with --verify), "auto" (with --backend/--levels
+  /// auto) or "distributed" (under mpirun): a JSON object of that name; attribute names are
+  /// prefixed by section_prefix().
   const char* section;
   const char* key;  ///< JSON key, attribute name (after the prefix), table column
   /// Text: the heading of its line (fields of one heading share the line, in table order), or
@@ -78,13 +84,19 @@ struct ReportField {
 };
 /// The table, in text order.
 const std::vector<ReportField>& report_fields();
-/// Attribute name prefix of a section: "" (top level), "timing_", "error_", "auto_".
+/// Attribute name prefix of a section: "" (top level), "timing_", "error_", "auto_",
+/// "distributed_".
 std::string section_prefix(const std::string& section);
 
 /// \brief The report as one JSON object (keys documented in --help and the README).
 nlohmann::json to_json(const RunReport& report);
 /// \brief One section of the JSON report ("auto", "error", ...): null when absent.
 nlohmann::json section_json(const RunReport& report, const std::string& section);
+/// \brief Under mpirun: the rows of the section "distributed" (app/report_ranks.cpp), in
+/// report_fields() after the others.
+std::vector<ReportField> ranks_fields();
+/// \brief Under mpirun: the ranks' line and a line a rank (the text report's).
+std::string ranks_text(const RunReport& report);
 /// \brief The report as human-readable text, ending with a newline.
 std::string to_text(const RunReport& report);
 /// \brief Result-file attributes: every parameter, tree figure, timing (timing_<phase>, seconds),

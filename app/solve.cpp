@@ -11,6 +11,7 @@
 #include "app/options.hpp"
 #include "app/plots.hpp"
 #include "app/progress.hpp"
+#include "app/ranks.hpp"
 #include "app/report.hpp"
 #include "app/solve_plot.hpp"
 #include "app/solve_report.hpp"
@@ -305,7 +306,9 @@ std::string solve_help() {
       "given) the mesh is refined until the estimated relative error of C is below the target;\n"
       "the report says whether it was met. One conductor (K = 1, no plane) carries --charge.\n"
       "docs/solve.md has the method and the measured accuracy. Progress lines (iteration,\n"
-      "residual, mesh) go to stderr about once a second.\n",
+      "residual, mesh) go to stderr about once a second. Under mpirun (a build with MPI) the\n"
+      "solve runs over the ranks: each applies its part of the system's rows, rank 0 writes\n"
+      "the files and the report (docs/distributed.md).\n",
       solve_description(),
       "Files:\n"
       "  input   HDF5: /contours/x, /contours/y (vertices, float64, m), /contours/offsets (int64,\n"
@@ -367,19 +370,24 @@ void check_outputs(const SolveArgs& a) {
 }
 
 int run_solve(const SolveArgs& a, std::ostream& out, std::ostream& err) {
-  const Progress progress(err, a.quiet);
+  // Under mpirun every rank reads the (small) input and holds the panels; the solver applies its
+  // part of the system's rows (app/ranks.hpp); rank 0 writes the files and prints the report,
+  // every error every rank's.
+  const bool first = program_ranks().rank == 0;
+  const Progress progress(err, a.quiet || !first);
   start_device(a.options.fmm.backend);  // beside the input and the panels (run_evaluate says why)
-  check_outputs(a);
+  on_rank_zero([&] { check_outputs(a); });
   ContourFile file;
   SolveRun run;
-  {
+  on_every_rank([&] {
     const auto step = progress.step("reading " + a.input);
     file = read_contours(a.input);
     if (!a.targets.empty()) read_targets(a.targets, &run.tx, &run.ty);
-  }
+  });
   run.input = a.input;
   run.options = a.options;
   run.mesh_option = a.mesh_option;
+  run.ranks = program_ranks().size;
   ElectrostaticOptions& o = run.options;
   if (!a.potentials_given) o.potentials = file.potentials;
   if (!a.eps_r_given && file.has_eps_r) o.eps_r = file.eps_r;
@@ -392,12 +400,12 @@ int run_solve(const SolveArgs& a, std::ostream& out, std::ostream& err) {
         "--rlgc: one conductor and no ground plane have no capacitance matrix "
         "(give two or more conductors, or --ground-plane Y)");
   }
-  ThrottledLines lines(err, a.quiet);
+  ThrottledLines lines(err, a.quiet || !first);
   o.progress = [&lines](const std::string& line) { lines(line); };
   std::unique_ptr<ElectrostaticSolver> solver;
   {
     const auto step = progress.step("discretising and building the operator");
-    solver = std::make_unique<ElectrostaticSolver>(file.contours, o);
+    solver = make_electrostatic_solver(file.contours, o);
   }
   {
     const auto step = progress.step("solving");
@@ -413,22 +421,25 @@ int run_solve(const SolveArgs& a, std::ostream& out, std::ostream& err) {
     const auto step = progress.step("plotting " + a.plot);
     const ProbeGrid grid = probe_grid(run.solution);
     const FieldAtTargets f = solver->evaluate(run.solution, grid.x, grid.y);
-    plot_solution(a.plot, run.solution, grid, f, "mlfma2d solve " + a.input);
+    on_rank_zero([&] { plot_solution(a.plot, run.solution, grid, f, "mlfma2d solve " + a.input); });
     run.plot = a.plot;
   }
   if (!a.output.empty()) {
     const auto step = progress.step("writing " + a.output);
-    write_solution(a.output, run.solution, run.tx, run.ty, run.tx.empty() ? nullptr : &run.field);
+    on_rank_zero([&] {
+      write_solution(a.output, run.solution, run.tx, run.ty, run.tx.empty() ? nullptr : &run.field);
+    });
     run.output = a.output;
   }
   if (!a.rlgc.empty()) {
-    write_rlgc(a.rlgc, run.solution);
+    on_rank_zero([&] { write_rlgc(a.rlgc, run.solution); });
     run.rlgc = a.rlgc;
   }
   if (!a.quiet && o.accuracy > 0 && !accuracy_met(run)) {
     err << "warning: accuracy " << accuracy_text(run) << "\n";
   }
-  print_report(out, a.json ? solve_json(run).dump(2) + "\n" : solve_text(run));
+  on_rank_zero(
+      [&] { print_report(out, a.json ? solve_json(run).dump(2) + "\n" : solve_text(run)); });
   return 0;
 }
 

@@ -404,6 +404,7 @@ using Opt = ElectrostaticOptions;
 const std::vector<SolveField>& solve_fields() {
   static const std::vector<SolveField> fields = {
     {"input", "", "input", "", 1, [](R r) { return json(r.input); }},
+    {"ranks", "", "ranks", "", 1, [](R r) { return r.ranks > 1 ? json(r.ranks) : kAbsent; }},
     {"conductors", "", "conductors", "", 1, [](R r) { return json(r.solution.charge.size()); }},
     from_table(&Sol::reference, "reference", "", 1, {}, reference_text),
     from_table(&Sol::ground_plane_y, "ground plane", "m", 1,

@@ -24,6 +24,7 @@ struct SolveRun {
   ElectrostaticSolution solution;
   std::vector<double> tx, ty;  ///< targets (m), empty when none
   FieldAtTargets field;        ///< at the targets
+  int ranks = 1;               ///< the MPI ranks the solve ran over (mpirun; 1: one process)
 };
 
 /// \brief One field of the report.

@@ -3,6 +3,7 @@
 #include <climits>
 #include <numeric>
 
+#include "mlfma2d/distributed.hpp"
 #include "mlfma2d/errors.hpp"
 #include "runtime/timer.hpp"
 
@@ -72,6 +73,26 @@ int error_code(std::exception_ptr e, std::string* message) {
 
 }  // namespace
 
+void agree_on_errors(MPI_Comm comm, std::exception_ptr error) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  // The lowest failing rank (size when none), then its error's type and message from it.
+  int first = error ? rank : size;
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == size) return;
+  std::string message;
+  int head[2] = {0, 0};
+  if (rank == first) {
+    head[0] = error_code(error, &message);
+    head[1] = int(message.size());
+  }
+  MPI_Bcast(head, 2, MPI_INT, first, comm);
+  message.resize(std::size_t(head[1]));
+  MPI_Bcast(message.data(), head[1], MPI_CHAR, first, comm);
+  throw_error(head[0], size > 1 ? "rank " + std::to_string(first) + ": " + message : message);
+}
+
 Comm::Comm(MPI_Comm caller) {
   int initialised = 0, finalised = 0;
   MPI_Initialized(&initialised);
@@ -96,20 +117,7 @@ Comm::~Comm() {
 }
 
 void Comm::agree(std::exception_ptr error) const {
-  // The lowest failing rank (size_ when none), then its error's type and message from it.
-  int first = error ? rank_ : size_;
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm_);
-  if (first == size_) return;
-  std::string message;
-  int head[2] = {0, 0};
-  if (rank_ == first) {
-    head[0] = error_code(error, &message);
-    head[1] = int(message.size());
-  }
-  MPI_Bcast(head, 2, MPI_INT, first, comm_);
-  message.resize(std::size_t(head[1]));
-  MPI_Bcast(message.data(), head[1], MPI_CHAR, first, comm_);
-  throw_error(head[0], size_ > 1 ? "rank " + std::to_string(first) + ": " + message : message);
+  agree_on_errors(comm_, error);
 }
 
 template <class T>

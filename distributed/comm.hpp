@@ -9,7 +9,10 @@
 #include <exception>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
+
+#include "mlfma2d/distributed.hpp"
 
 namespace mlfma2d {
 
@@ -84,13 +87,7 @@ class Comm {
 /// local work between collectives only.
 template <class F>
 void collectively(const Comm& comm, F&& f) {
-  std::exception_ptr error;
-  try {
-    f();
-  } catch (...) {
-    error = std::current_exception();
-  }
-  comm.agree(error);
+  collectively(comm.get(), std::forward<F>(f));
 }
 
 /// \brief An exchange whose pattern is fixed at set-up and repeated every evaluation: counts[r]

@@ -470,14 +470,4 @@ std::vector<DistributedFigures> DistributedSolver::gather_figures(int root) cons
   return out;
 }
 
-double work_imbalance(const std::vector<DistributedFigures>& ranks) {
-  if (ranks.empty()) return 1;
-  double most = 0, sum = 0;
-  for (const DistributedFigures& f : ranks) {
-    most = std::max(most, f.work);
-    sum += f.work;
-  }
-  return sum > 0 ? most * double(ranks.size()) / sum : 1;
-}
-
 }  // namespace mlfma2d

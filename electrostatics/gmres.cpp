@@ -35,7 +35,7 @@ class Column {
          std::vector<double>* x, const GmresOptions& o)
       : index_(index), n_(b.size()), m_(o.restart), b_(b), x_(x), pre_(precondition), o_(o) {
     x_->assign(n_, 0.0);
-    bnorm_ = std::sqrt(dot(b.data(), b.data(), n_, o.threads));
+    bnorm_ = std::sqrt(global_dot(b.data(), b.data()));
     if (bnorm_ == 0) {
       result_.converged = true;
       done_ = true;
@@ -65,10 +65,10 @@ class Column {
     std::copy(ax, ax + n_, w_.begin());
     const int k = k_;
     for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
-      H(i, k) = dot(v_[i].data(), w_.data(), n_, o_.threads);
+      H(i, k) = global_dot(v_[i].data(), w_.data());
       axpy(-H(i, k), v_[i].data(), w_.data(), n_, o_.threads);
     }
-    const double next = std::sqrt(dot(w_.data(), w_.data(), n_, o_.threads));
+    const double next = std::sqrt(global_dot(w_.data(), w_.data()));
     H(k + 1, k) = next;
     if (next > 0) {
       double* v = vector(k + 1);
@@ -103,6 +103,13 @@ class Column {
  private:
   double& H(int i, int k) { return h_[static_cast<std::size_t>(k) * (m_ + 1) + i]; }
 
+  // Over every rank's entries: the same on every rank, so every rank takes the same steps.
+  double global_dot(const double* a, const double* c) const {
+    double s = dot(a, c, n_, o_.threads);
+    if (o_.sum) o_.sum(&s, 1);
+    return s;
+  }
+
   double* vector(int k) {
     if (v_.size() <= static_cast<std::size_t>(k)) v_.resize(k + 1);
     v_[k].resize(n_);
@@ -120,7 +127,7 @@ class Column {
   // From the residual r: converged, out of iterations, or a new cycle from v_0 = r / beta.
   void begin_cycle() {
     in_cycle_ = false;
-    const double beta = std::sqrt(dot(r_.data(), r_.data(), n_, o_.threads));
+    const double beta = std::sqrt(global_dot(r_.data(), r_.data()));
     result_.residual = beta / bnorm_;
     if (result_.residual <= o_.tol) {
       result_.converged = true;

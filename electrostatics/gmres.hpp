@@ -6,6 +6,7 @@
 // Several right-hand sides run in lockstep (gmres_block): each column has its own Krylov space,
 // restarts and convergence test, exactly as if solved alone; what they share is the product,
 // one call of the block map per step for every column that still needs one.
+#include <cstddef>
 #include <functional>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct GmresOptions {
   /// Called after every iteration of right-hand side `column` (0 in gmres()) with its count and
   /// residual estimate; may be empty.
   std::function<void(int column, int iteration, double residual)> on_iteration;
+  /// Over ranks (the vectors are each rank's entries): sums v[0..n) over the ranks in place,
+  /// for every dot product and norm of every column; empty: one process.
+  std::function<void(double* v, std::size_t n)> sum;
 };
 
 struct GmresResult {
@@ -35,14 +39,17 @@ struct GmresResult {
 };
 
 /// Solves A x = b from x = 0; `precondition` may be empty (M = I). Each iteration costs one
-/// product with A; each restart cycle one more, for the true residual.
+/// product with A; each restart cycle one more, for the true residual. Over ranks every rank
+/// calls it with its entries of b (and gets its entries of x), a and precondition collective.
 GmresResult gmres(const LinearMap& a, const LinearMap& precondition, const std::vector<double>& b,
                   std::vector<double>* x, const GmresOptions& options);
 
 /// Solves A x_c = b_c for every column c in lockstep: each column does what gmres() does alone
 /// (the same iterations and products, the same arithmetic), and every step multiplies the
 /// columns that need a product in one call of `a` (k = their number, in column order). A column
-/// that has converged (or reached max_iterations) is no longer in the products.
+/// that has converged (or reached max_iterations) is no longer in the products. Over ranks, as
+/// gmres(): every column's decisions follow from summed norms, so every rank calls `a` with the
+/// same columns.
 std::vector<GmresResult> gmres_block(const BlockMap& a, const LinearMap& precondition,
                                      const std::vector<std::vector<double>>& b,
                                      std::vector<std::vector<double>>* x,

@@ -55,11 +55,19 @@ std::string narrow_gap(const PanelSet& ps) {
 }  // namespace
 
 Mesh::Mesh(const Contours& contours, const ElectrostaticOptions& o, int level, bool vacuum,
-           double fmm_eps, int threads_, int block_)
-    : threads(threads_), block(std::max(1, block_)) {
+           double fmm_eps, int threads_, int block_, std::shared_ptr<const SolveRanks> over)
+    : ranks(o.method == "dense" || !over ? es::one_process() : std::move(over)),
+      threads(threads_),
+      block(std::max(1, block_)) {
   timed(&setup.discretise, [&] { ps = discretise(contours, o, level, vacuum); });
   bordered = !ps.mirror;
   row_weight = std::sqrt(double(n())) / ps.perimeter;
+  // This rank's entries of the system's vectors: its panels, and the border if it falls in them.
+  const PointRange mine = ranks->share(size());
+  first = mine.first;
+  local = mine.count;
+  here = {std::min(first, n()), std::min(first + local, n()) - std::min(first, n())};
+  border_here = bordered && first <= n() && n() < first + local;
   arc = arc_corrections(ps, o.near_radius);
   const bool field = ps.interfaces || ps.two_sided;
   if (o.method == "dense") {
@@ -85,8 +93,12 @@ Mesh::Mesh(const Contours& contours, const ElectrostaticOptions& o, int level, b
   }
   Options fmm = o.fmm;
   fmm.eps = fmm_eps;
-  op = std::make_unique<SingleLayer>(ps, ps.xm, ps.ym, fmm, o.quadrature_nodes, o.near_radius,
-                                     field, block);
+  // This rank's rows: the centres of its panels are its FMM's targets.
+  const auto from = std::ptrdiff_t(here.first), to = std::ptrdiff_t(here.first + here.count);
+  const std::vector<double> tx(ps.xm.begin() + from, ps.xm.begin() + to);
+  const std::vector<double> ty(ps.ym.begin() + from, ps.ym.begin() + to);
+  op = std::make_unique<SingleLayer>(ps, tx, ty, fmm, o.quadrature_nodes, o.near_radius, field,
+                                     *ranks, here, block);
   setup.fmm_setup = op->seconds_setup_fmm;
   setup.near = op->seconds_setup_near;
   work_for(block);
@@ -94,8 +106,9 @@ Mesh::Mesh(const Contours& contours, const ElectrostaticOptions& o, int level, b
   // 512-gon coax at 1e5 panels: 13 against 239, results/dev-machine/wave3/solve_iterations.txt).
   preconditioner = o.preconditioner == "auto" ? "block" : o.preconditioner;
   timed(&setup.preconditioner, [&] {
-    pre = std::make_unique<Preconditioner>(ps, arc, preconditioner, o.block_size, o.block_overlap,
-                                           bordered, row_weight, threads);
+    pre =
+        std::make_unique<Preconditioner>(ps, arc, preconditioner, o.block_size, o.block_overlap,
+                                         bordered, row_weight, threads, *ranks, here, border_here);
   });
 }
 
@@ -116,9 +129,10 @@ void Mesh::dense_gradient(const double* u, std::size_t i, double* x, double* y) 
 }
 
 void Mesh::add_arc(const double* u, double* g) const {
-  for (std::size_t i = 0; i < n(); ++i) {
+  for (std::size_t k = 0; k < here.count; ++k) {
+    const std::size_t i = here.first + k;
     for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e)
-      g[i] += arc.val[e] * u[arc.col[e]];
+      g[k] += arc.val[e] * u[arc.col[e]];
   }
 }
 
@@ -127,7 +141,39 @@ void Mesh::system(const double* x, double* y) {
 }
 
 void Mesh::system_block(int k, const double* x, double* y) {
-  const std::size_t N = n(), M = size();
+  if (ranks->size() == 1) {  // this rank's entries are every entry
+    product_block(k, x, y);
+    return;
+  }
+  // The near corrections, the arcs and the constant read other ranks' entries.
+  const std::vector<double> all = gather_block(k, x);
+  product_block(k, all.data(), y);
+}
+
+std::vector<double> Mesh::gather_block(int k, const double* mine) const {
+  const std::size_t kc = static_cast<std::size_t>(k), M = size();
+  const std::vector<double> ranked = ranks->gather(mine, kc * local);
+  if (k == 1) return ranked;
+  // Rank r sent its k pieces one after the other: piece c of rank r goes to c M + first_r.
+  std::vector<double> all(kc * M);
+  std::size_t at = 0;
+  for (int r = 0; r < ranks->size(); ++r) {
+    const PointRange part = rank_part(M, r, ranks->size());
+    for (std::size_t c = 0; c < kc; ++c, at += part.count) {
+      std::copy(ranked.begin() + std::ptrdiff_t(at),
+                ranked.begin() + std::ptrdiff_t(at + part.count),
+                all.begin() + std::ptrdiff_t(c * M + part.first));
+    }
+  }
+  return all;
+}
+
+void Mesh::product(const double* x, double* y) {
+  product_block(1, x, y);
+}
+
+void Mesh::product_block(int k, const double* x, double* y) {
+  const std::size_t N = n(), M = size(), count = here.count;
   if (dense) {
     for (int c = 0; c < k; ++c) {
       Eigen::Map<Eigen::VectorXd>(y + c * M, M) =
@@ -145,14 +191,21 @@ void Mesh::system_block(int k, const double* x, double* y) {
   const bool field = ps.interfaces;
   work_for(k);
   op->apply_block(k, u, phi.data(), field ? gx.data() : nullptr, field ? gy.data() : nullptr);
+  std::vector<double> charge(k);
   for (int c = 0; c < k; ++c) {
-    assemble(x + c * M, phi.data() + c * N, field ? gx.data() + c * N : nullptr,
-             field ? gy.data() + c * N : nullptr, y + c * M);
+    charge[c] = assemble(x + c * M, phi.data() + c * count, field ? gx.data() + c * count : nullptr,
+                         field ? gy.data() + c * count : nullptr, y + c * local);
+  }
+  if (!bordered) return;
+  ranks->sum(charge.data(), charge.size());  // the block's charge rows in one sum
+  if (border_here) {
+    for (int c = 0; c < k; ++c) y[c * local + count] = row_weight * charge[c];
   }
 }
 
 void Mesh::work_for(int k) {
-  const std::size_t size = static_cast<std::size_t>(k) * n();
+  // + 1: a rank without panels still passes arrays.
+  const std::size_t size = static_cast<std::size_t>(k) * here.count + 1;
   if (phi.size() < size) phi.resize(size);
   if (op->field() && gx.size() < size) {
     gx.resize(size);
@@ -164,30 +217,31 @@ void Mesh::release_block() {
   if (!op) return;
   op->release_block();
   for (std::vector<double>* v : {&phi, &gx, &gy, &work}) {
-    v->resize(std::min(v->size(), n()));
+    v->resize(std::min(v->size(), v == &work ? n() : here.count + 1));
     v->shrink_to_fit();
   }
 }
 
-void Mesh::assemble(const double* x, const double* phi_x, const double* gx_x, const double* gy_x,
-                    double* y) const {
-  const std::size_t N = n();
+double Mesh::assemble(const double* x, const double* phi_x, const double* gx_x, const double* gy_x,
+                      double* y) const {
+  const std::size_t N = n(), count = here.count, p0 = here.first;
   const double c = bordered ? x[N] : 0.0;
   double charge = 0;
 #pragma omp parallel for reduction(+ : charge) schedule(static) num_threads(threads) \
-  if (N >= kParallelFrom)
-  for (std::size_t i = 0; i < N; ++i) {
+  if (count >= kParallelFrom)
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t i = p0 + k;
     if (ps.is_interface(i)) {
       const double el = ps.eps_left[i], er = ps.eps_right[i];
-      double g = ps.nx[i] * gx_x[i] + ps.ny[i] * gy_x[i];
+      double g = ps.nx[i] * gx_x[k] + ps.ny[i] * gy_x[k];
       for (std::size_t e = arc.start[i]; e < arc.start[i + 1]; ++e) g += arc.val[e] * x[arc.col[e]];
-      y[i] = kPi * x[i] + (el - er) / (el + er) * g;
+      y[k] = kPi * x[i] + (el - er) / (el + er) * g;
     } else {
-      y[i] = -phi_x[i] + c;
+      y[k] = -phi_x[k] + c;
     }
     charge += ps.h[i] * x[i];
   }
-  if (bordered) y[N] = row_weight * charge;
+  return charge;
 }
 
 std::vector<double> Mesh::rhs(const std::vector<double>& potentials, double charge_n) const {
@@ -200,14 +254,16 @@ std::vector<double> Mesh::rhs(const std::vector<double>& potentials, double char
 }
 
 double Mesh::residual(const std::vector<double>& b, const std::vector<double>& x) {
-  std::vector<double> ax(size());
-  system(x.data(), ax.data());
-  double num2 = 0, den2 = 0;
-  for (std::size_t i = 0; i < size(); ++i) {
-    num2 += (b[i] - ax[i]) * (b[i] - ax[i]);
-    den2 += b[i] * b[i];
+  std::vector<double> ax(local + 1);
+  product(x.data(), ax.data());
+  double sums[2] = {0, 0};  // ||b - A x||^2, ||b||^2
+  for (std::size_t k = 0; k < local; ++k) {
+    const double bi = b[first + k];
+    sums[0] += (bi - ax[k]) * (bi - ax[k]);
+    sums[1] += bi * bi;
   }
-  return den2 > 0 ? std::sqrt(num2 / den2) : std::sqrt(num2);
+  ranks->sum(sums, 2);
+  return sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : std::sqrt(sums[0]);
 }
 
 SolveStats Mesh::solve(const std::vector<double>& b, std::vector<double>* x,
@@ -226,9 +282,14 @@ SolveStats Mesh::solve(const std::vector<double>& b, std::vector<double>* x,
       o.progress(what + ": iteration " + std::to_string(it) + ", residual " + num(r));
     };
   }
+  // GMRES on this rank's entries; the solution's every entry to every rank.
+  const std::vector<double> mine(b.begin() + std::ptrdiff_t(first),
+                                 b.begin() + std::ptrdiff_t(first + local));
+  std::vector<double> xs;
   const GmresResult r =
       gmres([this](const double* in, double* out) { system(in, out); },
-            [this](const double* in, double* out) { pre->apply(in, out); }, b, x, g);
+            [this](const double* in, double* out) { pre->apply(in, out); }, mine, &xs, g);
+  *x = ranks->gather(xs.data(), local);
   if (!r.converged) not_converged(r, o);
   return {r.iterations, r.residual, r.history};
 }
@@ -256,9 +317,26 @@ std::vector<SolveStats> Mesh::solve_block(const std::vector<std::vector<double>>
       o.progress(what + ": iterations " + its + ", residuals " + residuals);
     };
   }
+  // As solve(): each column's entries of this rank, every entry of each solution gathered.
+  const std::size_t kc = b.size();
+  std::vector<std::vector<double>> mine, xs;
+  for (const std::vector<double>& bc : b) {
+    mine.emplace_back(bc.begin() + std::ptrdiff_t(first),
+                      bc.begin() + std::ptrdiff_t(first + local));
+  }
   const std::vector<GmresResult> results =
       gmres_block([this](int k, const double* in, double* out) { system_block(k, in, out); },
-                  [this](const double* in, double* out) { pre->apply(in, out); }, b, x, g);
+                  [this](const double* in, double* out) { pre->apply(in, out); }, mine, &xs, g);
+  std::vector<double> pieces(kc * local + 1);
+  for (std::size_t c = 0; c < kc; ++c) {
+    std::copy(xs[c].begin(), xs[c].end(), pieces.begin() + std::ptrdiff_t(c * local));
+  }
+  const std::vector<double> all = gather_block(static_cast<int>(kc), pieces.data());
+  x->resize(kc);
+  for (std::size_t c = 0; c < kc; ++c) {
+    (*x)[c].assign(all.begin() + std::ptrdiff_t(c * size()),
+                   all.begin() + std::ptrdiff_t((c + 1) * size()));
+  }
   std::vector<SolveStats> stats;
   for (const GmresResult& r : results) {
     if (!r.converged) not_converged(r, o);
@@ -273,6 +351,7 @@ GmresOptions Mesh::gmres_options(const ElectrostaticOptions& o) const {
   g.restart = o.restart;
   g.max_iterations = o.max_iterations;
   g.threads = threads;
+  g.sum = [this](double* v, std::size_t count) { ranks->sum(v, count); };
   return g;
 }
 
@@ -283,63 +362,75 @@ void Mesh::not_converged(const GmresResult& r, const ElectrostaticOptions& o) co
 }
 
 void Mesh::normal_fields(int k, const double* u, double* ngrad) {
-  const std::size_t N = n();
-  std::fill(ngrad, ngrad + k * N, 0.0);
+  const std::size_t N = n(), count = here.count, p0 = here.first;
+  std::fill(ngrad, ngrad + k * count, 0.0);
   if (!ps.two_sided) return;
   if (dense) {
     for (int c = 0; c < k; ++c) {
-      for (std::size_t i = 0; i < N; ++i) {
+      for (std::size_t l = 0; l < count; ++l) {
+        const std::size_t i = p0 + l;
         if (ps.is_interface(i) || ps.eps_left[i] == ps.eps_right[i]) continue;
         double a, b;
         dense_gradient(u + c * N, i, &a, &b);
-        ngrad[c * N + i] = ps.nx[i] * a + ps.ny[i] * b;
+        ngrad[c * count + l] = ps.nx[i] * a + ps.ny[i] * b;
       }
     }
   } else {
     work_for(k);
     op->apply_block(k, u, phi.data(), gx.data(), gy.data());
-    for (std::size_t e = 0; e < k * N; ++e) {
-      const std::size_t i = e % N;
+    for (std::size_t e = 0; e < k * count; ++e) {
+      const std::size_t i = p0 + e % count;
       ngrad[e] = ps.nx[i] * gx[e] + ps.ny[i] * gy[e];
     }
   }
-  for (int c = 0; c < k; ++c) add_arc(u + c * N, ngrad + c * N);
+  for (int c = 0; c < k; ++c) add_arc(u + c * N, ngrad + c * count);
 }
 
 std::vector<double> Mesh::free_charges(const std::vector<double>& x, int conductors,
                                        std::vector<double>* sigma) {
-  std::vector<double> ngrad(n());
+  std::vector<double> ngrad(here.count + 1), mine;
   normal_fields(1, x.data(), ngrad.data());
-  return charges(x.data(), ngrad.data(), conductors, sigma);
+  std::vector<double> q = charges(x.data(), ngrad.data(), conductors, sigma ? &mine : nullptr);
+  ranks->sum(q.data(), q.size());
+  if (sigma) *sigma = ranks->gather(mine.data(), here.count);
+  return q;
 }
 
 std::vector<std::vector<double>> Mesh::free_charges_block(const std::vector<std::vector<double>>& x,
                                                           int conductors) {
-  const std::size_t N = n(), k = x.size();
-  std::vector<double> u(k * N), ngrad(k * N);
+  const std::size_t N = n(), k = x.size(), nc = static_cast<std::size_t>(conductors);
+  std::vector<double> u(k * N), ngrad(k * here.count + 1), all(k * nc);
   for (std::size_t c = 0; c < k; ++c) std::copy(x[c].begin(), x[c].begin() + N, u.begin() + c * N);
   normal_fields(static_cast<int>(k), u.data(), ngrad.data());
+  for (std::size_t c = 0; c < k; ++c) {
+    const std::vector<double> q =
+        charges(x[c].data(), ngrad.data() + c * here.count, conductors, nullptr);
+    std::copy(q.begin(), q.end(), all.begin() + std::ptrdiff_t(c * nc));
+  }
+  ranks->sum(all.data(), all.size());  // every column's charges in one sum
   std::vector<std::vector<double>> q;
   for (std::size_t c = 0; c < k; ++c) {
-    q.push_back(charges(x[c].data(), ngrad.data() + c * N, conductors, nullptr));
+    q.emplace_back(all.begin() + std::ptrdiff_t(c * nc),
+                   all.begin() + std::ptrdiff_t((c + 1) * nc));
   }
   return q;
 }
 
 std::vector<double> Mesh::charges(const double* x, const double* ngrad, int conductors,
                                   std::vector<double>* sigma) const {
-  const std::size_t N = n();
+  const std::size_t count = here.count, p0 = here.first;
   std::vector<double> q(conductors, 0.0);
-  if (sigma) sigma->assign(N, 0.0);
+  if (sigma) sigma->assign(count, 0.0);
   const double scale = ps.frame.scale;
-  for (std::size_t j = 0; j < N; ++j) {
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t j = p0 + k;
     double f = x[j];  // the free density in units of the total one (interfaces: the total)
     if (!ps.is_interface(j)) {
       const double el = ps.eps_left[j], er = ps.eps_right[j];
-      f = 0.5 * (el + er) * x[j] + (el - er) / kTwoPi * ngrad[j];
+      f = 0.5 * (el + er) * x[j] + (el - er) / kTwoPi * ngrad[k];
       q[ps.conductor[j]] += kTwoPi * kEpsilon0 * ps.h[j] * f;
     }
-    if (sigma) (*sigma)[j] = kTwoPi * kEpsilon0 * f / scale;
+    if (sigma) (*sigma)[k] = kTwoPi * kEpsilon0 * f / scale;
   }
   return q;
 }

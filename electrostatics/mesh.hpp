@@ -21,15 +21,24 @@
 #include "electrostatics/gmres.hpp"
 #include "electrostatics/near.hpp"
 #include "electrostatics/operator.hpp"
+#include "electrostatics/ranks.hpp"
 #include "mlfma2d/electrostatics.hpp"
 
 namespace mlfma2d::es {
 
 /// \brief One mesh: its panels, the operator (or the dense method's LU), the preconditioner, and
-/// the system on them.
+/// the system on them. Over ranks (electrostatics/ranks.hpp) every rank holds the panels, and
+/// the system's unknowns (panels, then the border) are cut into contiguous ranges: this rank's
+/// [first, first + local) -- its panels `here`, and the border when `border_here` -- whose rows it
+/// applies; GMRES runs on these ranges, its sums over the ranks. The dense method runs whole on
+/// every rank.
 struct Mesh {
   PanelSet ps;
-  bool bordered = true;  ///< the constant c and the charge row (no ground plane)
+  std::shared_ptr<const SolveRanks> ranks;
+  std::size_t first = 0, local = 0;  ///< this rank's entries of the system's vectors
+  PointRange here;                   ///< this rank's panels
+  bool border_here = false;          ///< this rank holds the border's entry (its last)
+  bool bordered = true;              ///< the constant c and the charge row (no ground plane)
   double row_weight = 1;
   int threads = 1;
   int block = 1;  ///< right-hand sides one product takes (the FMM's densities)
@@ -38,43 +47,53 @@ struct Mesh {
   std::unique_ptr<Preconditioner> pre;
   std::unique_ptr<Eigen::MatrixXd> dense_a;                     ///< the dense method's matrix
   std::unique_ptr<Eigen::PartialPivLU<Eigen::MatrixXd>> dense;  ///< and its LU
-  std::vector<double> phi, gx, gy;                              ///< work, block x n
-  std::vector<double> work;  ///< the panel densities of a block of system vectors
-  SparseRows arc;            ///< the normal derivative's correction on arcs (operator.hpp)
+  std::vector<double> phi, gx, gy;  ///< work, block x this rank's panels
+  std::vector<double> work;         ///< the panel densities of a block of system vectors
+  SparseRows arc;                   ///< the normal derivative's correction on arcs (operator.hpp)
   ElectrostaticTimings setup;
 
   /// The panels of `contours` at refinement `level` (`vacuum`: conductors only, every eps_r 1),
   /// the FMM at `fmm_eps` (block > 1: also for that many right-hand sides at once), or the
-  /// dense method's matrix and LU.
+  /// dense method's matrix and LU; over `ranks` (null: this process alone).
   Mesh(const Contours& contours, const ElectrostaticOptions& o, int level, bool vacuum,
-       double fmm_eps, int threads, int block = 1);
+       double fmm_eps, int threads, int block = 1,
+       std::shared_ptr<const SolveRanks> ranks = nullptr);
 
   std::size_t n() const { return ps.size(); }
   std::size_t size() const { return n() + (bordered ? 1 : 0); }
 
-  /// y = A x.
+  /// y = A x: x, y this rank's entries (collective).
   void system(const double* x, double* y);
-  /// y_c = A x_c for k vectors of size() one after the other (k <= the block), one product.
+  /// y_c = A x_c for k vectors of this rank's entries one after the other (k <= the block), one
+  /// product (collective).
   void system_block(int k, const double* x, double* y);
-  /// V_i on the panels of conductor i, 0 on interfaces, and the weighted total charge.
+  /// y = A x: x every entry, y this rank's (collective).
+  void product(const double* x, double* y);
+  /// product() of k vectors: x k vectors of every entry, y k of this rank's, one after the other.
+  void product_block(int k, const double* x, double* y);
+  /// V_i on the panels of conductor i, 0 on interfaces, and the weighted total charge (every
+  /// entry).
   std::vector<double> rhs(const std::vector<double>& potentials, double charge_n) const;
-  /// ||b - A x|| / ||b||.
+  /// ||b - A x|| / ||b|| (every entry of b and x; collective).
   double residual(const std::vector<double>& b, const std::vector<double>& x);
   /// A x = b by GMRES (the dense method: the LU); `what` names the solve in progress lines.
-  /// RuntimeFailure, naming a narrow gap where there is one, when GMRES does not converge.
+  /// b and x: every entry (on every rank). RuntimeFailure, naming a narrow gap where there is
+  /// one, when GMRES does not converge.
   SolveStats solve(const std::vector<double>& b, std::vector<double>* x,
                    const ElectrostaticOptions& o, const std::string& what);
   /// A x_c = b_c for every column by GMRES in lockstep (gmres_block), each step one product of
   /// the columns not yet converged (at most the block). `what` names the block in progress
-  /// lines. The dense method: the LU per column.
+  /// lines. b and x as in solve(). The dense method: the LU per column.
   std::vector<SolveStats> solve_block(const std::vector<std::vector<double>>& b,
                                       std::vector<std::vector<double>>* x,
                                       const ElectrostaticOptions& o, const std::string& what);
-  /// Free charge per conductor (C/m) of the densities x, and with `sigma` the free charge density
-  /// of each conductor panel (C/m^2; interface panels: the total, i.e. the polarisation charge).
+  /// Free charge per conductor (C/m) of the densities x (every entry), and with `sigma` the free
+  /// charge density of each conductor panel (C/m^2; interface panels: the total, i.e. the
+  /// polarisation charge), every panel's. Collective.
   std::vector<double> free_charges(const std::vector<double>& x, int conductors,
                                    std::vector<double>* sigma = nullptr);
-  /// free_charges of several densities (at most the block), their normal fields in one product.
+  /// free_charges of several densities (at most the block), their normal fields in one product
+  /// (without sigma).
   std::vector<std::vector<double>> free_charges_block(const std::vector<std::vector<double>>& x,
                                                       int conductors);
   /// Frees what only blocks of vectors need (the block's FMM Solver, work arrays) until a block
@@ -84,16 +103,21 @@ struct Mesh {
  private:
   /// grad (S u) at panel i, analytic (the dense method).
   void dense_gradient(const double* u, std::size_t i, double* x, double* y) const;
-  /// Adds the arcs' correction to n . grad (S u) in g (n entries).
+  /// Adds the arcs' correction to n . grad (S u) in g (this rank's panels); u: every panel's.
   void add_arc(const double* u, double* g) const;
   /// The work arrays phi, gx, gy for k vectors.
   void work_for(int k);
-  /// Row i of A x from S x (phi) and grad S x (gx, gy; interface rows only): y, all rows.
-  void assemble(const double* x, const double* phi, const double* gx, const double* gy,
-                double* y) const;
-  /// n . grad (S u) where the two sides of a conductor panel differ (else 0), k densities.
+  /// k vectors of this rank's entries (x) gathered: k vectors of every entry.
+  std::vector<double> gather_block(int k, const double* x) const;
+  /// This rank's panel rows of A x (y) from x (every entry), S x (phi) and grad S x (gx, gy;
+  /// interface rows only) at its panels; returns its part of the charge row's sum h_j x_j.
+  double assemble(const double* x, const double* phi, const double* gx, const double* gy,
+                  double* y) const;
+  /// n . grad (S u) where the two sides of a conductor panel differ (else 0), k densities (every
+  /// panel's), at this rank's panels.
   void normal_fields(int k, const double* u, double* ngrad);
-  /// Free charges per conductor of x with its normal field ngrad (free_charges).
+  /// This rank's part of the free charges per conductor of x (every entry) with its normal field
+  /// ngrad (this rank's panels), and its panels' sigma (free_charges).
   std::vector<double> charges(const double* x, const double* ngrad, int conductors,
                               std::vector<double>* sigma) const;
   GmresOptions gmres_options(const ElectrostaticOptions& o) const;

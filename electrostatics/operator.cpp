@@ -141,7 +141,8 @@ double system_entry(const PanelSet& ps, std::size_t i, std::size_t j, const Spar
 
 SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
                          const std::vector<double>& ty, const Options& fmm, int nodes,
-                         double near_radius, bool field, int block)
+                         double near_radius, bool field, const SolveRanks& ranks,
+                         const PointRange& here, int block)
     : panels_(ps),
       columns_(ps.mirror ? 2 * ps.size() : ps.size()),
       targets_(tx.size()),
@@ -149,14 +150,23 @@ SingleLayer::SingleLayer(const PanelSet& ps, const std::vector<double>& tx,
       field_(field),
       threads_(team_size(fmm.threads)),
       block_(std::max(1, block)),
-      fmm_options_(fmm) {
+      fmm_options_(fmm),
+      ranks_(ranks) {
   fmm_options_.field = field;
-  std::vector<double> sx, sy;
+  // This rank's columns: its panels, then their images.
+  for (std::size_t j = here.first; j < here.first + here.count; ++j) here_.push_back(j);
+  if (columns_ > ps.size()) {
+    for (std::size_t j = here.first; j < here.first + here.count; ++j)
+      here_.push_back(j + ps.size());
+  }
+  std::vector<double> sx, sy;  // every column's nodes: the near corrections read any of them
   timed(&seconds_setup_fmm, [&] {
     gauss_nodes(ps, columns_, gauss_legendre(nodes), &sx, &sy, &weight_);
+    std::vector<double> hx, hy;
+    rank_nodes(sx, sy, &hx, &hy);
     Options o = fmm_options_;
     o.densities = 1;
-    fmm_ = std::make_unique<Solver>(sx, sy, tx, ty, o);
+    fmm_ = ranks.field_sum(hx, hy, tx, ty, o);
   });
   if (block_ > 1) {
     tx_ = tx;  // for the block Solver, made again after release_block()
@@ -210,23 +220,36 @@ SingleLayer::~SingleLayer() = default;
 void SingleLayer::work_arrays(int vectors) {
   const std::size_t b = static_cast<std::size_t>(vectors);
   u_.resize(b * columns_);
-  q_.resize(b * columns_ * nodes_);
+  // + 1: a rank without panels (or targets) still passes arrays.
+  q_.resize(b * here_.size() * nodes_ + 1);
   if (field_) {
-    ex_.resize(b * targets_);
-    ey_.resize(b * targets_);
+    ex_.resize(b * targets_ + 1);
+    ey_.resize(b * targets_ + 1);
   }
   if (vectors == 1) {  // what the block needed goes back
     for (std::vector<double>* v : {&u_, &q_, &ex_, &ey_, &pad_}) v->shrink_to_fit();
   }
 }
 
+void SingleLayer::rank_nodes(const std::vector<double>& sx, const std::vector<double>& sy,
+                             std::vector<double>* x, std::vector<double>* y) const {
+  x->clear();
+  y->clear();
+  for (const std::size_t j : here_) {
+    const auto from = std::ptrdiff_t(j * nodes_), to = std::ptrdiff_t((j + 1) * nodes_);
+    x->insert(x->end(), sx.begin() + from, sx.begin() + to);
+    y->insert(y->end(), sy.begin() + from, sy.begin() + to);
+  }
+}
+
 void SingleLayer::make_block() {
   timed(&seconds_setup_fmm, [&] {
-    std::vector<double> sx, sy, weight;
+    std::vector<double> sx, sy, weight, hx, hy;
     gauss_nodes(panels_, columns_, gauss_legendre(static_cast<int>(nodes_)), &sx, &sy, &weight);
+    rank_nodes(sx, sy, &hx, &hy);
     Options o = fmm_options_;
     o.densities = block_;
-    batch_ = std::make_unique<Solver>(sx, sy, tx_, ty_, o);
+    batch_ = ranks_.field_sum(hx, hy, tx_, ty_, o);
   });
   work_arrays(block_);
 }
@@ -263,10 +286,7 @@ void SingleLayer::apply_block(int k, const double* u, double* phi, double* gx, d
     // Fewer vectors than the block: one evaluation each on the nd = 1 Solver when the times say
     // that is cheaper than the block with zero densities (t_1 unknown: measure it now).
     bool one_by_one = k < block_ && tail == Tail::one_by_one;
-    if (k < block_ && tail == Tail::cheaper) {
-      one_by_one = count_one_ == 0 || count_batch_ == 0 ||
-                   k * seconds_one_ / count_one_ < seconds_batch_ / count_batch_;
-    }
+    if (k < block_ && tail == Tail::cheaper) one_by_one = one_by_one_cheaper(k);
     if (!batch_ || one_by_one) {
       for (int c = 0; c < k; ++c) {
         charges(c, 1, 1);
@@ -274,7 +294,7 @@ void SingleLayer::apply_block(int k, const double* u, double* phi, double* gx, d
       }
     } else {
       charges(0, k, block_);
-      pad_.resize(k < block_ ? block_ * m : 0);
+      pad_.resize(k < block_ ? block_ * m + 1 : 0);
       evaluate(false, k < block_ ? pad_.data() : phi, ex, ey);
       if (k < block_) std::copy(pad_.begin(), pad_.begin() + k * m, phi);
     }
@@ -283,21 +303,30 @@ void SingleLayer::apply_block(int k, const double* u, double* phi, double* gx, d
   products += static_cast<std::size_t>(k);
 }
 
+bool SingleLayer::one_by_one_cheaper(int k) const {
+  if (count_one_ == 0 || count_batch_ == 0) return true;
+  // Summed over the ranks: every rank must take the same way (the evaluations are collective).
+  double t[2] = {k * seconds_one_ / count_one_, seconds_batch_ / count_batch_};
+  ranks_.sum(t, 2);
+  return t[0] < t[1];
+}
+
 void SingleLayer::charges(int first, int k, int slots) {
-  const std::size_t m = nodes_, size = columns_ * m;
-  const std::size_t count = static_cast<std::size_t>(k) * columns_;
+  // This rank's columns only: the FMM's sources are their nodes.
+  const std::size_t m = nodes_, here = here_.size(), size = here * m;
+  const std::size_t count = static_cast<std::size_t>(k) * here;
 #pragma omp parallel for schedule(static) num_threads(threads_) if (count >= kParallelFrom)
   for (std::size_t e = 0; e < count; ++e) {
-    const std::size_t c = e / columns_, j = e % columns_;
+    const std::size_t c = e / here, l = e % here, j = here_[l];
     const double uj = u_[(first + c) * columns_ + j];
-    double* q = q_.data() + c * size + j * m;
+    double* q = q_.data() + c * size + l * m;
     for (std::size_t t = 0; t < m; ++t) q[t] = uj * weight_[j * m + t];
   }
   std::fill(q_.begin() + k * size, q_.begin() + slots * size, 0.0);
 }
 
 void SingleLayer::evaluate(bool one, double* phi, double* ex, double* ey) {
-  Solver& solver = one ? *fmm_ : *batch_;
+  FieldSum& solver = one ? *fmm_ : *batch_;
   const double t0 = now_seconds();
   solver.evaluate(q_.data(), phi, ex, ey);
   (one ? seconds_one_ : seconds_batch_) += now_seconds() - t0;
@@ -352,17 +381,26 @@ struct Preconditioner::Blocks {
 
 Preconditioner::Preconditioner(const PanelSet& ps, const SparseRows& arc, const std::string& kind,
                                int block_size, int overlap, bool bordered, double weight,
-                               int threads)
-    : n_(ps.size()), bordered_(bordered), threads_(team_size(threads)) {
+                               int threads, const SolveRanks& ranks, const PointRange& here,
+                               bool border)
+    : n_(ps.size()),
+      bordered_(bordered),
+      threads_(team_size(threads)),
+      ranks_(ranks),
+      here_(here),
+      border_(border) {
+  const std::size_t p0 = here.first, count = here.count;
   if (kind == "none") return;
   if (kind == "diagonal") {
     // A_jj: on a conductor the self integral at the centre, -h_j (log(h_j / 2) - 1).
-    inverse_diagonal_.resize(n_);
-    for (std::size_t j = 0; j < n_; ++j) inverse_diagonal_[j] = 1.0 / system_entry(ps, j, j, &arc);
+    inverse_diagonal_.resize(count);
+    for (std::size_t k = 0; k < count; ++k)
+      inverse_diagonal_[k] = 1.0 / system_entry(ps, p0 + k, p0 + k, &arc);
     return;
   }
   // Runs of block_size panels along each contour (a contour's last run takes the rest when it
-  // would be shorter than half a run), each with `overlap` panels either side.
+  // would be shorter than half a run), each with `overlap` panels either side; this rank keeps
+  // those whose runs meet its panels.
   blocks_ = std::make_unique<Blocks>();
   auto& blocks = blocks_->blocks;
   const long b = block_size, v = overlap;
@@ -372,6 +410,11 @@ Preconditioner::Preconditioner(const PanelSet& ps, const SparseRows& arc, const 
     const bool closed = ps.closed[k];
     for (long p = first; p < last;) {
       const long end = last - (p + b) < b / 2 ? last : p + b;
+      const bool mine = std::size_t(end) > p0 && std::size_t(p) < p0 + count;
+      if (!mine) {
+        p = end;
+        continue;
+      }
       Blocks::Block blk;
       blk.first = static_cast<std::size_t>(p);
       blk.last = static_cast<std::size_t>(end);
@@ -401,63 +444,61 @@ Preconditioner::Preconditioner(const PanelSet& ps, const SparseRows& arc, const 
     blocks[k].lu.compute(a);
   }
   if (!bordered_) return;
-  // The border's elimination needs g = B^-1 e and s = w h^T g.
-  wh_.resize(n_);
-  for (std::size_t j = 0; j < n_; ++j) wh_[j] = weight * ps.h[j];
+  // The border's elimination needs g = B^-1 e and s = w h^T g (summed over the ranks).
+  wh_.resize(count);
+  for (std::size_t k = 0; k < count; ++k) wh_[k] = weight * ps.h[p0 + k];
   std::vector<double> e(n_);
   for (std::size_t j = 0; j < n_; ++j) e[j] = ps.is_interface(j) ? 0.0 : 1.0;
-  g_.resize(n_);
+  g_.resize(count);
   apply_b(e.data(), g_.data());
   s_ = 0;
-  for (std::size_t j = 0; j < n_; ++j) s_ += wh_[j] * g_[j];
+  for (std::size_t k = 0; k < count; ++k) s_ += wh_[k] * g_[k];
+  ranks_.sum(&s_, 1);
 }
 
 Preconditioner::~Preconditioner() = default;
 
 void Preconditioner::apply_b(const double* r, double* z) const {
-  if (blocks_) {
-    const auto& blocks = blocks_->blocks;
-    const std::size_t nb = blocks.size();
+  const std::size_t p0 = here_.first, p1 = here_.first + here_.count;
+  const auto& blocks = blocks_->blocks;
+  const std::size_t nb = blocks.size();
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads_) if (n_ >= kParallelFrom)
-    for (std::size_t k = 0; k < nb; ++k) {
-      const auto& blk = blocks[k];
-      const std::size_t m = blk.panels.size();
-      Eigen::VectorXd local(m);
-      for (std::size_t i = 0; i < m; ++i) local[i] = r[blk.panels[i]];
-      local = blk.lu.solve(local);
-      for (std::size_t i = 0; i < m; ++i) {  // restricted: only the run's own panels
-        const std::size_t j = blk.panels[i];
-        if (j >= blk.first && j < blk.last) z[j] = local[i];
-      }
+  for (std::size_t k = 0; k < nb; ++k) {
+    const auto& blk = blocks[k];
+    const std::size_t m = blk.panels.size();
+    Eigen::VectorXd local(m);
+    for (std::size_t i = 0; i < m; ++i) local[i] = r[blk.panels[i]];
+    local = blk.lu.solve(local);
+    for (std::size_t i = 0; i < m; ++i) {  // restricted: only the run's own panels, this rank's
+      const std::size_t j = blk.panels[i];
+      if (j >= blk.first && j < blk.last && j >= p0 && j < p1) z[j - p0] = local[i];
     }
-  } else if (!inverse_diagonal_.empty()) {
-    for (std::size_t j = 0; j < n_; ++j) z[j] = r[j] * inverse_diagonal_[j];
-  } else {
-    std::copy(r, r + n_, z);
   }
 }
 
 void Preconditioner::apply(const double* r, double* z) const {
-  if (!bordered_) {
-    apply_b(r, z);
+  const std::size_t count = here_.count;
+  if (!blocks_) {  // none, diagonal: this rank's entries alone; the border as it is
+    for (std::size_t k = 0; k < count; ++k)
+      z[k] = inverse_diagonal_.empty() ? r[k] : r[k] * inverse_diagonal_[k];
+    if (bordered_ && border_) z[count] = r[count];
     return;
   }
-  if (!blocks_) {  // none, diagonal: the border as it is
-    apply_b(r, z);
-    z[n_] = r[n_];
-    return;
-  }
+  // The blocks' overlaps read other ranks' entries: every panel's (and the border's) first.
+  const std::vector<double> all = ranks_.gather(r, count + (bordered_ && border_ ? 1 : 0));
+  apply_b(all.data(), z);
+  if (!bordered_) return;
   // [B 1; w h^T 0] [z; zeta] = [r; rho]:  z0 = B^-1 r,  zeta = (w h^T z0 - rho) / s,
   // z = z0 - zeta g.
-  apply_b(r, z);
   double wz = 0;
 #pragma omp parallel for reduction(+ : wz) schedule(static) num_threads(threads_) \
-    if (n_ >= kParallelFrom)
-  for (std::size_t j = 0; j < n_; ++j) wz += wh_[j] * z[j];
-  const double zeta = (wz - r[n_]) / s_;
-#pragma omp parallel for schedule(static) num_threads(threads_) if (n_ >= kParallelFrom)
-  for (std::size_t j = 0; j < n_; ++j) z[j] -= zeta * g_[j];
-  z[n_] = zeta;
+    if (count >= kParallelFrom)
+  for (std::size_t k = 0; k < count; ++k) wz += wh_[k] * z[k];
+  ranks_.sum(&wz, 1);
+  const double zeta = (wz - all[n_]) / s_;
+#pragma omp parallel for schedule(static) num_threads(threads_) if (count >= kParallelFrom)
+  for (std::size_t k = 0; k < count; ++k) z[k] -= zeta * g_[k];
+  if (border_) z[count] = zeta;
 }
 
 }  // namespace mlfma2d::es

@@ -16,6 +16,7 @@
 
 #include "electrostatics/geometry.hpp"
 #include "electrostatics/near.hpp"
+#include "electrostatics/ranks.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 
 namespace mlfma2d::es {
@@ -23,19 +24,24 @@ namespace mlfma2d::es {
 class SingleLayer {
  public:
   /// Targets (tx, ty) in normalised coordinates; `field`: also grad (S u). Over a ground plane
-  /// (panels.mirror) every panel has a negated image: S then means S - S*. `block` > 1: a
-  /// second FMM Solver for that many densities (Options::densities), for apply_block.
+  /// (panels.mirror) every panel has a negated image: S then means S - S*. Over ranks
+  /// (electrostatics/ranks.hpp) (tx, ty) are this rank's targets, and the FMM takes the nodes of
+  /// this rank's panels `here` (and their images): the others' come from their ranks. `block` >
+  /// 1: a second FMM for that many densities (Options::densities), for apply_block.
   SingleLayer(const PanelSet& panels, const std::vector<double>& tx, const std::vector<double>& ty,
-              const Options& fmm, int nodes, double near_radius, bool field, int block = 1);
+              const Options& fmm, int nodes, double near_radius, bool field,
+              const SolveRanks& ranks, const PointRange& here, int block = 1);
   ~SingleLayer();
-  /// phi = S u at the targets; with field, gx, gy = grad_x (S u) (else may be null).
+  /// phi = S u at the targets; with field, gx, gy = grad_x (S u) (else may be null). u: the
+  /// densities of every panel (every rank passes the same). Collective over ranks.
   void apply(const double* u, double* phi, double* gx, double* gy);
   /// apply() on k <= block() vectors at once: u holds k densities (panels each), phi, gx, gy
   /// k vectors of the targets, one after the other. k = block(): one evaluation of the block
   /// Solver. Fewer (columns of a lockstep solve have converged): the block Solver with zero
   /// densities in the free places, or one evaluation of the nd = 1 Solver per vector, whichever
   /// the times measured so far say is cheaper (k t_1 against t_block; t_1 measured once here
-  /// when not yet known). The near corrections run over all k vectors per entry.
+  /// when not yet known; over ranks the times summed over the ranks, so that every rank takes
+  /// the same way). The near corrections run over all k vectors per entry. Collective.
   void apply_block(int k, const double* u, double* phi, double* gx, double* gy);
 
   /// How apply_block serves fewer than block() vectors: as above, or always one way (tests and
@@ -58,12 +64,18 @@ class SingleLayer {
   double seconds_setup_near = 0, seconds_setup_fmm = 0;
 
  private:
-  void make_block();              // the block Solver and its work arrays
+  void make_block();  // the block FMM and its work arrays
+  // The nodes of this rank's columns (here_) of every column's (sx, sy): its FMMs' sources.
+  void rank_nodes(const std::vector<double>& sx, const std::vector<double>& sy,
+                  std::vector<double>* x, std::vector<double>* y) const;
+  // Fewer than block() vectors: k evaluations of the nd = 1 FMM cheaper than one of the block's
+  // (the times measured so far; collective over ranks).
+  bool one_by_one_cheaper(int k) const;
   void work_arrays(int vectors);  // sized for that many vectors
   // The densities of k vectors of u_ (from vector `first`) at the FMM's sources into q_, as
   // `slots` >= k densities (the free ones zero).
   void charges(int first, int k, int slots);
-  // One evaluation of the nd = 1 Solver (one = true) or the block Solver on q_: the potential
+  // One evaluation of the nd = 1 FMM (one = true) or the block FMM on q_: the potential
   // into phi, the FMM's field into ex, ey (null without the field); timed per Solver.
   void evaluate(bool one, double* phi, double* ex, double* ey);
   // Adds the near corrections of k vectors (densities in u_) to phi; gx, gy from ex_, ey_.
@@ -78,10 +90,12 @@ class SingleLayer {
   int threads_;
   int block_;
   Options fmm_options_;
-  std::vector<double> tx_, ty_;    ///< the targets (block > 1: the block Solver is made again)
-  std::unique_ptr<Solver> fmm_;    ///< nd = 1
-  std::unique_ptr<Solver> batch_;  ///< nd = block (block > 1, until release_block)
-  double seconds_one_ = 0, seconds_batch_ = 0;  ///< evaluation times of each Solver, summed
+  const SolveRanks& ranks_;
+  std::vector<std::size_t> here_;    ///< the columns whose nodes this rank's FMMs take
+  std::vector<double> tx_, ty_;      ///< the targets (block > 1: the block FMM is made again)
+  std::unique_ptr<FieldSum> fmm_;    ///< nd = 1
+  std::unique_ptr<FieldSum> batch_;  ///< nd = block (block > 1, until release_block)
+  double seconds_one_ = 0, seconds_batch_ = 0;  ///< evaluation times of each FMM, summed
   std::size_t count_one_ = 0, count_batch_ = 0;
   SparseRows near_;                        ///< C_ij for the potential (columns: as above)
   std::vector<double> near_gx_, near_gy_;  ///< the same for the gradient (field only)
@@ -129,24 +143,31 @@ void dense_system(const PanelSet& panels, const SparseRows& arc, std::vector<dou
 ///  - "none": the identity.
 class Preconditioner {
  public:
-  /// bordered: with the constant and charge row (weight w); else A alone.
+  /// bordered: with the constant and charge row (weight w); else A alone. Over ranks: this
+  /// rank's rows are the panels `here` (and the border when `border`); it factors the blocks
+  /// whose runs meet them.
   Preconditioner(const PanelSet& panels, const SparseRows& arc, const std::string& kind,
-                 int block_size, int overlap, bool bordered, double weight, int threads);
+                 int block_size, int overlap, bool bordered, double weight, int threads,
+                 const SolveRanks& ranks, const PointRange& here, bool border);
   ~Preconditioner();
-  /// r, z: n + 1 entries (panels, then the border), or n without the border.
+  /// r, z: this rank's entries (its panels, then the border when it holds it); one process:
+  /// n + 1 entries (panels, then the border), or n without the border. Collective over ranks.
   void apply(const double* r, double* z) const;
 
  private:
-  void apply_b(const double* r, double* z) const;  // z = B^-1 r, panels only
+  void apply_b(const double* r, double* z) const;  // z = B^-1 r at this rank's panels; r: all
   struct Blocks;
   std::unique_ptr<Blocks> blocks_;
-  std::vector<double> inverse_diagonal_;
-  std::vector<double> wh_;  ///< w h_j: the border row (block)
-  std::vector<double> g_;   ///< B^-1 e (block)
-  double s_ = 1;            ///< w h^T B^-1 1
+  std::vector<double> inverse_diagonal_;  ///< this rank's panels'
+  std::vector<double> wh_;                ///< w h_j: the border row (block), this rank's panels
+  std::vector<double> g_;                 ///< B^-1 e (block), this rank's panels
+  double s_ = 1;                          ///< w h^T B^-1 1
   std::size_t n_;
   bool bordered_;
   int threads_;
+  const SolveRanks& ranks_;
+  PointRange here_;
+  bool border_;  ///< this rank holds the border's entry (the last of its entries)
 };
 
 }  // namespace mlfma2d::es

@@ -9,6 +9,7 @@
 #include "electrostatics/lines.hpp"
 #include "electrostatics/mesh.hpp"
 #include "electrostatics/operator.hpp"
+#include "electrostatics/ranks.hpp"
 #include "runtime/threads.hpp"
 #include "runtime/timer.hpp"
 
@@ -178,11 +179,12 @@ struct ElectrostaticSolver::Impl {
   std::unique_ptr<Mesh> mesh;
   Panels panels;
   ElectrostaticTimings timings;
+  std::shared_ptr<const SolveRanks> ranks = es::one_process();
 
   void build(int new_level) {
     level = new_level;
     mesh.reset();  // the old mesh's memory first
-    mesh = std::make_unique<Mesh>(contours, opt, level, false, fmm_eps, threads, block());
+    mesh = std::make_unique<Mesh>(contours, opt, level, false, fmm_eps, threads, block(), ranks);
     panels = es::to_metres(mesh->ps);
     const ElectrostaticTimings& s = mesh->setup;
     timings.discretise = s.discretise;
@@ -252,8 +254,14 @@ struct ElectrostaticSolver::Impl {
 
 ElectrostaticSolver::ElectrostaticSolver(const Contours& contours,
                                          const ElectrostaticOptions& options)
+    : ElectrostaticSolver(contours, options, nullptr) {}
+
+ElectrostaticSolver::ElectrostaticSolver(const Contours& contours,
+                                         const ElectrostaticOptions& options,
+                                         std::shared_ptr<const SolveRanks> ranks)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
+  if (ranks) m.ranks = std::move(ranks);
   const double t0 = now_seconds();
   check_options(options);
   m.opt = options;
@@ -361,7 +369,7 @@ ElectrostaticSolution ElectrostaticSolver::Impl::solve_mesh() {
   if (!s.capacitance.empty()) {
     std::vector<std::vector<double>> c0 = s.capacitance;
     if (contours.has_dielectrics()) {
-      Mesh vacuum(contours, opt, level, true, fmm_eps, threads, block());
+      Mesh vacuum(contours, opt, level, true, fmm_eps, threads, block(), ranks);
       c0 = capacitance(vacuum, sig, &s.solves, nullptr, "vacuum (C0)");
       vacuum_work = Work(vacuum.op.get());
     } else {
@@ -464,8 +472,10 @@ std::vector<double> ElectrostaticSolver::potential_at_panels(const std::vector<d
       }
       phi[i] = v;
     }
-  } else {
-    mesh.op->apply(u.data(), phi.data(), nullptr, nullptr);
+  } else {  // this rank's panels, then every panel's from every rank
+    std::vector<double> mine(mesh.here.count + 1);
+    mesh.op->apply(u.data(), mine.data(), nullptr, nullptr);
+    phi = mesh.ranks->gather(mine.data(), mesh.here.count);
   }
   const double shift = mesh.ps.mirror ? 0.0 : std::log(scale) * total;
   for (double& v : phi) v = -v - shift;
@@ -498,7 +508,14 @@ FieldAtTargets ElectrostaticSolver::evaluate(const ElectrostaticSolution& s,
   }
   Options fmm = m.opt.fmm;
   fmm.eps = m.fmm_eps;
-  es::SingleLayer op(ps, x, y, fmm, m.opt.quadrature_nodes, m.opt.near_radius, true);
+  // Over ranks each evaluates its part of the targets; every rank gets all of them.
+  const SolveRanks& ranks = *m.mesh->ranks;
+  const PointRange part = ranks.share(x.size());
+  const auto from = std::ptrdiff_t(part.first), to = std::ptrdiff_t(part.first + part.count);
+  const std::vector<double> px(x.begin() + from, x.begin() + to);
+  const std::vector<double> py(y.begin() + from, y.begin() + to);
+  es::SingleLayer op(ps, px, py, fmm, m.opt.quadrature_nodes, m.opt.near_radius, true, ranks,
+                     m.mesh->here);
   std::vector<double> u(N);
   double sum = 0;  // T
   for (std::size_t j = 0; j < N; ++j) {
@@ -506,10 +523,11 @@ FieldAtTargets ElectrostaticSolver::evaluate(const ElectrostaticSolution& s,
                  : s.sigma[j] * fr.scale / (kTwoPi * kEpsilon0 * s.eps_r);
     sum += u[j] * ps.h[j];
   }
-  f.potential.resize(x.size());
-  f.field_x.resize(x.size());
-  f.field_y.resize(x.size());
-  op.apply(u.data(), f.potential.data(), f.field_x.data(), f.field_y.data());
+  std::vector<double> phi(part.count + 1), ex(part.count + 1), ey(part.count + 1);
+  op.apply(u.data(), phi.data(), ex.data(), ey.data());
+  f.potential = ranks.gather(phi.data(), part.count);
+  f.field_x = ranks.gather(ex.data(), part.count);
+  f.field_y = ranks.gather(ey.data(), part.count);
   // phi = -(S u) - log(L) T + c;  E = -grad phi = grad'(S u) / L. At a panel's end point the
   // potential is the finite limit and the field is infinite: NaN, counted.
   const double shift = s.offset - (ps.mirror ? 0.0 : std::log(fr.scale) * sum);

@@ -385,18 +385,31 @@ const std::vector<std::pair<const char*, std::vector<double> ResultFile::*>> kRe
 
 }  // namespace
 
-static void csv_write_result(const std::string& tmp, const std::string& path, const ResultFile& r) {
+static void csv_write_result(const std::string& tmp, const std::string& path,
+                             const ResultShape& shape, const ResultParts& next) {
   // The header comes first: numpy.loadtxt(skiprows=1) and pandas.read_csv load the file as it
-  // is. The attributes go to the sidecar (write_sidecar).
-  const std::size_t m = r.tx.size();
+  // is; then each part's rows. The attributes go to the sidecar (write_sidecar).
   std::vector<std::string> names = {"x", "y"};
-  std::vector<const double*> columns = {r.tx.data(), r.ty.data()};
   for (const auto& [name, member] : kResultColumns) {
-    if (!(r.*member).empty()) add_columns(name, r.*member, r.densities, m, &names, &columns);
+    const bool wanted =
+        member == &ResultFile::potential ||
+        (shape.field && (member == &ResultFile::field_x || member == &ResultFile::field_y)) ||
+        (shape.hessian && std::string(name).rfind("hessian", 0) == 0);
+    if (!wanted) continue;
+    for (const std::string& n : density_names(name, shape.densities)) names.push_back(n);
   }
   write_text(tmp, path, [&](std::FILE* f) {
     std::fputs((join(names, ",") + "\n").c_str(), f);
-    write_rows(f, m, columns);
+    while (const ResultFile* r = next()) {
+      const std::size_t m = r->tx.size();
+      std::vector<std::string> unused;
+      std::vector<const double*> columns = {r->tx.data(), r->ty.data()};
+      for (const auto& [name, member] : kResultColumns) {
+        if (!(r->*member).empty())
+          add_columns(name, r->*member, shape.densities, m, &unused, &columns);
+      }
+      write_rows(f, m, columns);
+    }
   });
 }
 
@@ -508,7 +521,8 @@ void write_sidecar(const std::string& tmp, const std::string& sidecar, const std
   write_text(tmp, sidecar, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
 }
 
-const FormatIo kCsvIo = {csv_read_points,  csv_read_targets, csv_read_result,
-                         csv_write_points, csv_write_result, csv_write_table};
+const FormatIo kCsvIo = {csv_read_points,  csv_read_targets, csv_read_result, csv_write_points,
+                         csv_write_result, csv_write_table,  nullptr,         nullptr,
+                         nullptr,          nullptr};
 
 }  // namespace mlfma2d::io_detail

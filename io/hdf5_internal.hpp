@@ -55,13 +55,23 @@ struct Array {
   std::vector<hsize_t> dims;
   std::vector<double> v;
 };
+// Entries [first, first + count) of a dataset's last dimension.
+struct Range {
+  hsize_t first = 0, count = 0;
+};
 // A numeric dataset of rank 1..max_rank as doubles (HDF5 converts integers and single
 // precision), its stored size checked against the file before anything is allocated; another
-// rank fails with "NAME is R-dimensional, expected " + expected.
+// rank fails with "NAME is R-dimensional, expected " + expected. With `part`: only those entries
+// of the last dimension (every index of the others), read as a hyperslab; dims then has
+// part->count last.
 Array read_array(const Ctx& c, hid_t file, const std::string& name, int max_rank,
-                 const std::string& expected);
+                 const std::string& expected, const Range* part = nullptr);
+// The shape of such a dataset, with read_array's checks, no values read.
+std::vector<hsize_t> dataset_shape(const Ctx& c, hid_t file, const std::string& name, int max_rank,
+                                   const std::string& expected);
 // A 1-D numeric dataset (read_array of rank 1).
-std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& name);
+std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& name,
+                                const Range* part = nullptr);
 // "(3, 1000)".
 std::string shape_text(const std::vector<hsize_t>& dims);
 // Link-creation properties that create missing parent groups on the way.
@@ -69,6 +79,13 @@ Hid parents_created(const Ctx& c);
 // A 1-D dataset of n entries stored as `file_type`, written from `data` of `mem_type`.
 Hid write_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name, hid_t file_type,
                   hid_t mem_type, hsize_t n, const void* data);
+// A dataset of shape `dims`, nothing written yet.
+Hid create_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name, hid_t file_type,
+                   const std::vector<hsize_t>& dims);
+// Entries [first, first + count) of the last dimension of dataset `ds` (every index of the
+// others), from `data` (row-major doubles of that block).
+void write_part(const Ctx& c, hid_t ds, const std::string& name, hsize_t first, hsize_t count,
+                const double* data);
 // The same with shape `dims` (row-major data).
 Hid write_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name, hid_t file_type,
                   hid_t mem_type, const std::vector<hsize_t>& dims, const void* data);

@@ -189,10 +189,17 @@ void check_storage(const Ctx& c, hid_t file, hid_t ds, const std::string& name, 
 
 }  // namespace
 
-// A numeric dataset of rank 1..max_rank as doubles (HDF5 converts integers and single
-// precision), with its shape; `expected` names the shapes accepted, for the message.
-Array read_array(const Ctx& c, hid_t file, const std::string& name, int max_rank,
-                 const std::string& expected) {
+namespace {
+
+// An open numeric dataset of rank 1..max_rank, its shape and its stored size checked against
+// the file (read_array's checks, before anything is allocated).
+struct Opened {
+  Hid ds;
+  std::vector<hsize_t> dims;
+};
+
+Opened open_numeric(const Ctx& c, hid_t file, const std::string& name, int max_rank,
+                    const std::string& expected) {
   if (!exists(c, file, name)) c.fail("dataset " + name + " not found");
   Hid ds = c.own(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, name + " is not a dataset");
   Hid type = c.own(H5Dget_type(ds.get()), H5Tclose, "cannot read the type of " + name);
@@ -206,18 +213,48 @@ Array read_array(const Ctx& c, hid_t file, const std::string& name, int max_rank
   if (rank < 1 || rank > max_rank) {
     c.fail(name + " is " + std::to_string(rank) + "-dimensional, expected " + expected);
   }
-  Array a;
-  a.dims.resize(std::size_t(rank));
-  c.check(H5Sget_simple_extent_dims(space.get(), a.dims.data(), nullptr),
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  c.check(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr),
           "cannot read the shape of " + name);
   double entries = 1;
-  for (const hsize_t d : a.dims) entries *= double(d);
+  for (const hsize_t d : dims) entries *= double(d);
   const std::size_t elem = H5Tget_size(type.get());
   if (elem == 0) c.fail("cannot read the type of " + name);
   // The product of the dimensions may overflow 64 bits in a corrupt header: as a double first.
-  if (entries > 9e18) c.fail(name + " claims " + shape_text(a.dims) + " entries (corrupt file)");
+  if (entries > 9e18) c.fail(name + " claims " + shape_text(dims) + " entries (corrupt file)");
+  check_storage(c, file, ds.get(), name, rank, hsize_t(entries), elem);
+  return {std::move(ds), std::move(dims)};
+}
+
+}  // namespace
+
+std::vector<hsize_t> dataset_shape(const Ctx& c, hid_t file, const std::string& name, int max_rank,
+                                   const std::string& expected) {
+  return open_numeric(c, file, name, max_rank, expected).dims;
+}
+
+// A numeric dataset of rank 1..max_rank as doubles (HDF5 converts integers and single
+// precision), with its shape; `expected` names the shapes accepted, for the message. With
+// `part`, only the entries [first, first + count) of the last dimension (every index of the
+// others): a hyperslab, so a rank reads its share of a file alone.
+Array read_array(const Ctx& c, hid_t file, const std::string& name, int max_rank,
+                 const std::string& expected, const Range* part) {
+  Opened o = open_numeric(c, file, name, max_rank, expected);
+  Array a;
+  a.dims = o.dims;
+  std::vector<hsize_t> start(a.dims.size(), 0);
+  if (part) {
+    if (part->first > a.dims.back() || part->count > a.dims.back() - part->first) {
+      c.fail(name + " has " + std::to_string(a.dims.back()) +
+             " entries in its last dimension: " + "entries " + std::to_string(part->first) +
+             " to " + std::to_string(part->first + part->count) + " are not there");
+    }
+    start.back() = part->first;
+    a.dims.back() = part->count;
+  }
+  double entries = 1;
+  for (const hsize_t d : a.dims) entries *= double(d);
   const hsize_t n = hsize_t(entries);
-  check_storage(c, file, ds.get(), name, rank, n, elem);
   try {
     a.v.resize(n);
   } catch (const std::bad_alloc&) {
@@ -225,15 +262,27 @@ Array read_array(const Ctx& c, hid_t file, const std::string& name, int max_rank
   } catch (const std::length_error&) {
     c.fail("not enough memory to read the " + std::to_string(n) + " entries of " + name);
   }
-  if (n > 0) {
-    c.check(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.v.data()),
+  if (n == 0) return a;
+  if (!part) {
+    c.check(H5Dread(o.ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a.v.data()),
             "cannot read " + name);
+    return a;
   }
+  Hid file_space = c.own(H5Dget_space(o.ds.get()), H5Sclose, "cannot read the shape of " + name);
+  c.check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr,
+                              a.dims.data(), nullptr),
+          "cannot select a part of " + name);
+  Hid memory = c.own(H5Screate_simple(int(a.dims.size()), a.dims.data(), nullptr), H5Sclose,
+                     "cannot create dataspace");
+  c.check(H5Dread(o.ds.get(), H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), H5P_DEFAULT,
+                  a.v.data()),
+          "cannot read " + name);
   return a;
 }
 
-std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& name) {
-  return read_array(c, file, name, 1, "1-dimensional").v;
+std::vector<double> read_vector(const Ctx& c, hid_t file, const std::string& name,
+                                const Range* part) {
+  return read_array(c, file, name, 1, "1-dimensional", part).v;
 }
 
 std::string shape_text(const std::vector<hsize_t>& dims) {
@@ -257,20 +306,46 @@ Hid write_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,
   return write_dataset(c, file, lcpl, name, file_type, mem_type, std::vector<hsize_t>{n}, data);
 }
 
+Hid create_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name, hid_t file_type,
+                   const std::vector<hsize_t>& dims) {
+  Hid space = c.own(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose,
+                    "cannot create dataspace");
+  return c.own(
+      H5Dcreate2(file, name.c_str(), file_type, space.get(), lcpl, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose, "cannot create dataset " + name);
+}
+
 Hid write_dataset(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name, hid_t file_type,
                   hid_t mem_type, const std::vector<hsize_t>& dims, const void* data) {
   hsize_t n = 1;
   for (const hsize_t d : dims) n *= d;
-  Hid space = c.own(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose,
-                    "cannot create dataspace");
-  Hid ds =
-      c.own(H5Dcreate2(file, name.c_str(), file_type, space.get(), lcpl, H5P_DEFAULT, H5P_DEFAULT),
-            H5Dclose, "cannot create dataset " + name);
+  Hid ds = create_dataset(c, file, lcpl, name, file_type, dims);
   if (n > 0) {
     c.check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
             "cannot write dataset " + name);
   }
   return ds;
+}
+
+void write_part(const Ctx& c, hid_t ds, const std::string& name, hsize_t first, hsize_t count,
+                const double* data) {
+  if (count == 0) return;
+  Hid space = c.own(H5Dget_space(ds), H5Sclose, "cannot read the shape of " + name);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 1) c.fail("cannot read the shape of " + name);
+  const std::size_t r = static_cast<std::size_t>(rank);
+  std::vector<hsize_t> dims(r), start(r, 0);
+  c.check(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr),
+          "cannot read the shape of " + name);
+  start.back() = first;
+  dims.back() = count;
+  c.check(
+      H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, dims.data(), nullptr),
+      "cannot select a part of " + name);
+  Hid memory =
+      c.own(H5Screate_simple(rank, dims.data(), nullptr), H5Sclose, "cannot create dataspace");
+  c.check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, data),
+          "cannot write dataset " + name);
 }
 
 void write_vector(const Ctx& c, hid_t file, hid_t lcpl, const std::string& name,

@@ -14,6 +14,10 @@
 
 namespace mlfma2d::io_detail {
 
+/// The parts of a result written a part at a time (write_result): each call gives the next part,
+/// its sizes checked against the shape (points_io.cpp), null when none is left.
+using ResultParts = std::function<const ResultFile*()>;
+
 /// \brief One file format's readers and writers (hdf5_io.cpp, csv_io.cpp), chosen by
 /// format_of().
 struct FormatIo {
@@ -21,8 +25,16 @@ struct FormatIo {
   void (*read_targets)(const std::string& path, std::vector<double>* tx, std::vector<double>* ty);
   ResultFile (*read_result)(const std::string& path);
   void (*write_points)(const std::string& tmp, const std::string& path, const PointSet& points);
-  void (*write_result)(const std::string& tmp, const std::string& path, const ResultFile& result);
+  void (*write_result)(const std::string& tmp, const std::string& path, const ResultShape& shape,
+                       const ResultParts& next);
   void (*write_table)(const std::string& tmp, const std::string& path, const Table& table);
+  // HDF5 only (null for CSV, which is read whole): the shapes, and parts of a point file.
+  PointFileShape (*read_shape)(const std::string& path);
+  PointSet (*read_slice)(const std::string& path, const PointRange& sources,
+                         const PointRange& targets);
+  std::size_t (*target_count)(const std::string& path);
+  void (*read_target_slice)(const std::string& path, const PointRange& range,
+                            std::vector<double>* tx, std::vector<double>* ty);
 };
 extern const FormatIo kHdf5Io;
 extern const FormatIo kCsvIo;

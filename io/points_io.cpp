@@ -100,6 +100,46 @@ PointSet read_points(const std::string& path) {
   return io.read_points(path);
 }
 
+namespace {
+
+// The HDF5 format's table for the readers of parts (a CSV file is read whole).
+const FormatIo& hdf5_only(const std::string& path, const char* what) {
+  if (format_of(path) != FileFormat::Hdf5) {
+    throw InvalidInput(path + ": " + what +
+                       " is read from HDF5 files only (a CSV file is read "
+                       "whole: read_points)");
+  }
+  require_readable(path);
+  return kHdf5Io;
+}
+
+}  // namespace
+
+PointRange rank_part(std::size_t n, int r, int p) {
+  auto begin = [&](int k) {
+    return std::size_t((__uint128_t(n) * unsigned(k) + unsigned(p) - 1) / unsigned(p));
+  };
+  return {begin(r), begin(r + 1) - begin(r)};
+}
+
+PointFileShape read_point_file_shape(const std::string& path) {
+  return hdf5_only(path, "the shape of a point file").read_shape(path);
+}
+
+PointSet read_points(const std::string& path, const PointRange& sources,
+                     const PointRange& targets) {
+  return hdf5_only(path, "a part of a point file").read_slice(path, sources, targets);
+}
+
+std::size_t read_target_count(const std::string& path) {
+  return hdf5_only(path, "the target count of a file").target_count(path);
+}
+
+void read_targets(const std::string& path, const PointRange& range, std::vector<double>* tx,
+                  std::vector<double>* ty) {
+  hdf5_only(path, "a part of a targets file").read_target_slice(path, range, tx, ty);
+}
+
 void read_targets(const std::string& path, std::vector<double>* tx, std::vector<double>* ty) {
   const FormatIo& io = format_io(format_of(path));
   require_readable(path);
@@ -115,6 +155,92 @@ void write_points(const std::string& path, const PointSet& p) {
   }
   write_atomically(path,
                    [&](const std::string& tmp) { format_io(format).write_points(tmp, path, p); });
+}
+
+namespace {
+
+// The parts of a result, each checked against the shape (its arrays nd x m, the coordinates),
+// and counted: the last call fails when they do not add up to the shape's targets.
+ResultParts checked_parts(const std::string& path, const ResultShape& shape, bool csv,
+                          const ResultParts& next, std::size_t* done) {
+  return [&path, &shape, csv, &next, done]() -> const ResultFile* {
+    for (;;) {
+      const ResultFile* part = next();
+      if (!part) {
+        if (*done != shape.targets) {
+          throw InvalidInput(cannot_write(path, "the parts hold " + std::to_string(*done) +
+                                                    " targets, the result " +
+                                                    std::to_string(shape.targets)));
+        }
+        return nullptr;
+      }
+      const std::size_t nd = std::size_t(shape.densities), n = part->potential.size();
+      if (n % nd != 0) {
+        throw InvalidInput(
+            cannot_write(path, "a part of " + std::to_string(n) +
+                                   " potentials is not nd x m for nd = " + std::to_string(nd)));
+      }
+      const std::size_t m = n / nd;
+      auto sized = [&](const std::vector<double>& v, bool wanted, std::size_t size,
+                       const char* what) {
+        if (v.size() != (wanted ? size : 0)) {
+          throw InvalidInput(cannot_write(
+              path, std::string("a part's ") + what + " has " + std::to_string(v.size()) +
+                        " values, expected " + std::to_string(wanted ? size : 0)));
+        }
+      };
+      sized(part->field_x, shape.field, n, "field_x");
+      sized(part->field_y, shape.field, n, "field_y");
+      for (const auto* h : {&part->hessian_xx, &part->hessian_xy, &part->hessian_yy}) {
+        sized(*h, shape.hessian, n, "Hessian");
+      }
+      sized(part->tx, shape.coordinates || csv, m, "target x");
+      sized(part->ty, shape.coordinates || csv, m, "target y");
+      if (m > shape.targets - *done) {
+        throw InvalidInput(cannot_write(path, "the parts hold more than the result's " +
+                                                  std::to_string(shape.targets) + " targets"));
+      }
+      *done += m;
+      if (m > 0) return part;  // an empty part is skipped
+    }
+  };
+}
+
+}  // namespace
+
+void write_result(const std::string& path, const ResultShape& shape,
+                  const std::function<const ResultFile*()>& next) {
+  const FileFormat format = format_of(path);
+  if (shape.densities < 1 || shape.densities > kMaxDensities) {
+    throw InvalidInput("cannot write '" + path + "': densities must be in 1.." +
+                       std::to_string(kMaxDensities) + ", got " + std::to_string(shape.densities));
+  }
+  const bool csv = format == FileFormat::Csv;
+  auto parts = [&](std::size_t* done) { return checked_parts(path, shape, csv, next, done); };
+  if (!csv) {
+    write_atomically(path, [&](const std::string& tmp) {
+      std::size_t done = 0;
+      kHdf5Io.write_result(tmp, path, shape, parts(&done));
+    });
+    return;
+  }
+  // CSV: the values, and the attributes in the sidecar, replaced together. Without attributes an
+  // old sidecar would describe another run: it goes.
+  const std::string sidecar = sidecar_path(path);
+  if (shape.attributes.empty()) {
+    write_atomically(path, [&](const std::string& tmp) {
+      std::size_t done = 0;
+      kCsvIo.write_result(tmp, path, shape, parts(&done));
+    });
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(sidecar, ec)) std::filesystem::remove(sidecar, ec);
+    return;
+  }
+  write_atomically({path, sidecar}, [&](const std::vector<std::string>& tmps) {
+    std::size_t done = 0;
+    kCsvIo.write_result(tmps[0], path, shape, parts(&done));
+    write_sidecar(tmps[1], sidecar, path, shape.attributes);
+  });
 }
 
 void write_result(const std::string& path, const ResultFile& r) {
@@ -139,22 +265,19 @@ void write_result(const std::string& path, const ResultFile& r) {
     require_sizes(path, "target x and potential differ in length", r.tx.size(), m);
     require_sizes(path, "target y and potential differ in length", r.ty.size(), m);
   }
-  if (format == FileFormat::Hdf5) {
-    write_atomically(path, [&](const std::string& tmp) { kHdf5Io.write_result(tmp, path, r); });
-    return;
-  }
-  // CSV: the values, and the attributes in the sidecar, replaced together. Without attributes an
-  // old sidecar would describe another run: it goes.
-  const std::string sidecar = sidecar_path(path);
-  if (r.attributes.empty()) {
-    write_atomically(path, [&](const std::string& tmp) { kCsvIo.write_result(tmp, path, r); });
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(sidecar, ec)) std::filesystem::remove(sidecar, ec);
-    return;
-  }
-  write_atomically({path, sidecar}, [&](const std::vector<std::string>& tmps) {
-    kCsvIo.write_result(tmps[0], path, r);
-    write_sidecar(tmps[1], sidecar, path, r.attributes);
+  ResultShape shape;
+  shape.targets = m;
+  shape.densities = r.densities;
+  shape.field = !r.field_x.empty();
+  shape.hessian = !r.hessian_xx.empty();
+  shape.coordinates = !r.tx.empty() || format == FileFormat::Csv;
+  shape.attributes = r.attributes;
+  // One part, the whole result.
+  bool given = false;
+  write_result(path, shape, [&]() -> const ResultFile* {
+    if (given) return nullptr;
+    given = true;
+    return &r;
   });
 }
 

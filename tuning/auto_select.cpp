@@ -128,7 +128,10 @@ AutoSelection auto_select(const PointSet& points, const Options& options,
 }
 
 AutoSelection auto_selection(const Solver& solver) {
-  const AutoChoice& c = solver.auto_choice();
+  return auto_selection(solver.auto_choice(), solver.stats().levels);
+}
+
+AutoSelection auto_selection(const AutoChoice& c, int levels) {
   AutoSelection sel;
   sel.done = c.backend_chosen || c.ct_chosen;
   sel.backend_auto = c.backend_chosen;
@@ -136,7 +139,7 @@ AutoSelection auto_selection(const Solver& solver) {
   sel.method = "cost model";
   sel.backend = c.backend;
   sel.level_offset = c.level_offset;
-  sel.levels = solver.stats().levels;
+  sel.levels = levels;
   sel.ct = c.ct;
   sel.reason = c.reason;
   if (c.ct_chosen) sel.predicted_seconds = c.predicted_seconds;

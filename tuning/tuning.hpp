@@ -150,6 +150,8 @@ struct AutoSelection {
 
 /// The choice a Solver made by itself (backend "auto", ct automatic), as a selection.
 AutoSelection auto_selection(const Solver& solver);
+/// The same of any solver's choice (the distributed one's too), its tree of `levels` levels.
+AutoSelection auto_selection(const AutoChoice& choice, int levels);
 
 /// \brief What to choose with the papers' model.
 struct AutoRequest {

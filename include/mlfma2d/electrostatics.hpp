@@ -272,12 +272,25 @@ struct FieldAtTargets {
   std::size_t undefined_field = 0;       ///< targets on a panel end (field NaN)
 };
 
+/// \brief The processes a solve runs over: made by solve_ranks(MPI_Comm) (mlfma2d/distributed.hpp,
+/// a build with MPI); opaque here.
+class SolveRanks;
+
 /// \brief The electrostatic solver: contours discretised and the operator (FMM Solver, near
 /// corrections, preconditioner) built once, then solved for any number of right-hand sides.
 class ElectrostaticSolver {
  public:
   /// Validates the contours and options (InvalidInput), discretises, builds the operator.
   ElectrostaticSolver(const Contours& contours, const ElectrostaticOptions& options = {});
+  /// The same over the ranks of an MPI communicator, `ranks` = solve_ranks(comm)
+  /// (mlfma2d/distributed.hpp; null: this process alone). Collective: every rank passes the same
+  /// contours and options and calls every member in the same order; each holds the panels and
+  /// applies its contiguous part of the system's rows (its panels' FMM sources and targets
+  /// through the DistributedSolver, their near corrections and preconditioner blocks), GMRES's
+  /// dot products and norms summed over the ranks; every rank gets the whole solution
+  /// (docs/distributed.md, "The solve over ranks"). The dense method runs whole on every rank.
+  ElectrostaticSolver(const Contours& contours, const ElectrostaticOptions& options,
+                      std::shared_ptr<const SolveRanks> ranks);
   ~ElectrostaticSolver();
   ElectrostaticSolver(ElectrostaticSolver&&) noexcept;
   ElectrostaticSolver& operator=(ElectrostaticSolver&&) noexcept;

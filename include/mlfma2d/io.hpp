@@ -51,6 +51,41 @@ PointSet read_points(const std::string& path);
 /// (a "q" column, if present, is ignored).
 void read_targets(const std::string& path, std::vector<double>* tx, std::vector<double>* ty);
 
+/// \brief What a point file holds, read from its header: the shapes, no values (HDF5 only).
+struct PointFileShape {
+  std::size_t sources = 0;  ///< N
+  std::size_t targets = 0;  ///< M of /targets; 0: the file has none (the sources are the targets)
+  int densities = 1;        ///< nd
+  bool charges = false, dipoles = false;
+  bool vectors_per_density = false;  ///< dipole orientations (nd, 2, N)
+};
+/// \brief The shape of an HDF5 point file, with every check read_points makes of the shapes
+/// (values are not read: their checks come with them). Throws InvalidInput for a CSV file, which
+/// is read whole.
+PointFileShape read_point_file_shape(const std::string& path);
+
+/// \brief Entries [first, first + count) of a point file's sources or targets.
+struct PointRange {
+  std::size_t first = 0, count = 0;
+};
+/// \brief Rank r's part of n entries over p ranks (what each process of a distributed run
+/// reads of a file, or holds of a solve's unknowns): contiguous, in rank order, sizes within one
+/// of each other, rounded up (rank 0 holds the first entries when there are any; the last ranks
+/// hold none when n < p).
+PointRange rank_part(std::size_t n, int r, int p);
+/// \brief A contiguous part of an HDF5 point file, read as hyperslabs (each process of a
+/// distributed run reads its own part of one file): the sources of `sources` with their
+/// strengths (nd x sources.count each, as read_points gives them), and the targets of `targets`
+/// from /targets (count 0: none). Checks what read_points checks; a value that is not finite is
+/// named by its index in the file. Throws InvalidInput for a CSV file or a range beyond the file.
+PointSet read_points(const std::string& path, const PointRange& sources, const PointRange& targets);
+/// \brief The number of targets a targets file holds (HDF5: /targets/x, or /sources/x if it has
+/// no /targets), from its header.
+std::size_t read_target_count(const std::string& path);
+/// \brief A contiguous part of a targets file (HDF5), as read_targets reads the whole.
+void read_targets(const std::string& path, const PointRange& range, std::vector<double>* tx,
+                  std::vector<double>* ty);
+
 /// \brief Write a point set (HDF5 or CSV by extension, the layout read_points reads; nd = 1 as
 /// 1-D datasets and the columns q, d, so that older readers read it), atomically (temporary
 /// file + rename). Throws InvalidInput for arrays whose sizes disagree with N and nd.
@@ -100,6 +135,24 @@ struct ResultFile {
 /// pandas.read_csv(f) load as they are); the attributes, if any, go to the JSON sidecar
 /// sidecar_path(path), written (or removed, when there are none) with the CSV.
 void write_result(const std::string& path, const ResultFile& result);
+
+/// \brief The shape of a result file written a part at a time (write_result below).
+struct ResultShape {
+  std::size_t targets = 0;  ///< M
+  int densities = 1;        ///< nd
+  bool field = false, hessian = false;
+  bool coordinates = true;  ///< /targets/x, /targets/y stored (CSV: always)
+  std::map<std::string, AttrValue> attributes;
+};
+/// \brief Writes a result of `shape` atomically, as write_result(path, ResultFile) writes it,
+/// its values given a part at a time in the targets' order, so that the whole result need never
+/// be in memory at once: next() gives the next targets' part (its values nd x m each, their
+/// coordinates; the caller's, valid until the next call; its attributes and densities are not
+/// read) or null when there are none left. HDF5 writes each part into the datasets
+/// (hyperslabs), CSV appends its rows. Parts whose sizes disagree with the shape, or that do not
+/// add up to shape.targets, are refused (InvalidInput; nothing is written).
+void write_result(const std::string& path, const ResultShape& shape,
+                  const std::function<const ResultFile*()>& next);
 
 /// \brief Read back a result file written above: values, targets when stored, attributes (for
 /// CSV from the sidecar, or from "# key = value" lines of files written before it).

@@ -13,7 +13,9 @@ import atexit
 
 from ._core import (MAX_LEVELS, MAX_TERMS, BackendUnavailable, CudaError, Error, InvalidInput,
                     IoError, RuntimeFailure)
+from ._core import DISTRIBUTED
 from ._core import version as _version
+from ._distributed import DistributedSolver
 from ._electrostatics import (EPSILON_0, ContourFile, Contours, ElectrostaticSolver,
                               FieldAtTargets, LineMode, LineParameters, MeshLevel, Panels,
                               Solution, coax_capacitance, contour_shapes,
@@ -31,7 +33,7 @@ __version__ = _version()
 atexit.register(wait_for_device)
 
 __all__ = [
-    "Solver", "Result", "direct_sum", "backends", "terms_for_eps", "error_norms", "start_device",
+    "Solver", "Result", "DistributedSolver", "DISTRIBUTED", "direct_sum", "backends", "terms_for_eps", "error_norms", "start_device",
     "wait_for_device", "MAX_TERMS", "MAX_LEVELS",
     "PointSet", "ResultData", "read_points", "read_targets", "write_points", "read_result",
     "write_result", "generate_points", "point_set_shapes", "format_of",

@@ -53,6 +53,22 @@ def _fmm_options(*, levels=None, ct=None, **given):
     return {k: v for k, v in given.items() if v is not None}
 
 
+def _solver_options(*, eps=_LIBRARY_DEFAULTS["eps"], backend=_LIBRARY_DEFAULTS["backend"],
+                    ct=None, levels=None, field=False, hessian=False,
+                    densities=_LIBRARY_DEFAULTS["densities"], charges=_LIBRARY_DEFAULTS["charges"],
+                    dipoles=_LIBRARY_DEFAULTS["dipoles"], threads=None,
+                    tree=_LIBRARY_DEFAULTS["tree"], terms=None, gpu_memory=None,
+                    chunk_targets=None, recalibrate=False, calibration_cache=None,
+                    place_threads=_LIBRARY_DEFAULTS["place_threads"]):
+    """The Options dict of Solver's keywords (and DistributedSolver's, the same), with Solver's
+    defaults; an unknown keyword is a TypeError."""
+    return _fmm_options(eps=eps, backend=backend, ct=ct, levels=levels, field=field,
+                        hessian=hessian, densities=densities, charges=charges, dipoles=dipoles,
+                        threads=threads, tree=tree, terms=terms, gpu_memory=gpu_memory,
+                        chunk_targets=chunk_targets, recalibrate=recalibrate,
+                        calibration_cache=calibration_cache, place_threads=place_threads)
+
+
 class Solver:
     """The fast multipole solver for one geometry: tree and interaction plan built once.
 
@@ -77,12 +93,12 @@ class Solver:
                  threads=None, tree=_LIBRARY_DEFAULTS["tree"], terms=None, gpu_memory=None,
                  chunk_targets=None, recalibrate=False, calibration_cache=None,
                  place_threads=_LIBRARY_DEFAULTS["place_threads"]):
-        options = _fmm_options(eps=eps, backend=backend, ct=ct, levels=levels, field=field,
-                               hessian=hessian, densities=densities, charges=charges,
-                               dipoles=dipoles, threads=threads, tree=tree, terms=terms,
-                               gpu_memory=gpu_memory, chunk_targets=chunk_targets,
-                               recalibrate=recalibrate, calibration_cache=calibration_cache,
-                               place_threads=place_threads)
+        options = _solver_options(eps=eps, backend=backend, ct=ct, levels=levels, field=field,
+                                  hessian=hessian, densities=densities, charges=charges,
+                                  dipoles=dipoles, threads=threads, tree=tree, terms=terms,
+                                  gpu_memory=gpu_memory, chunk_targets=chunk_targets,
+                                  recalibrate=recalibrate, calibration_cache=calibration_cache,
+                                  place_threads=place_threads)
         self._build(x, y, targets, options)
         # The geometry, copied: as_linear_operator() builds this geometry again for other column
         # counts, and the caller's arrays may have changed by then.

@@ -13,6 +13,8 @@ void bind_errors(py::module_& m);  // errors.cpp: the exception classes and thei
 void bind_solver(py::module_& m);  // solver.cpp: Solver, direct_sum, back ends, terms_for_eps
 void bind_io(py::module_& m);      // io.cpp: point-set and result files, generators
 void bind_electrostatics(py::module_& m);  // electrostatics.cpp: the solve, contours, files
+// distributed.cpp (a build with MPI and mpi4py): DistributedSolver over an mpi4py communicator.
+void bind_distributed(py::module_& m);
 
 /// Runs `f` (which must not touch Python objects) without the GIL while holding `mutex`: one call
 /// into a library object at a time (the library's solvers keep work buffers), the lock taken

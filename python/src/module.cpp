@@ -11,5 +11,12 @@ PYBIND11_MODULE(_core, m) {
   mlfma2d_python::bind_solver(m);
   mlfma2d_python::bind_io(m);
   mlfma2d_python::bind_electrostatics(m);
+#ifdef MLFMA2D_PYTHON_MPI
+  mlfma2d_python::bind_distributed(m);
+  m.attr("DISTRIBUTED") = "";
+#else
+  // Why DistributedSolver is absent (python/CMakeLists.txt says it at configure time too).
+  m.attr("DISTRIBUTED") = MLFMA2D_PYTHON_NO_MPI;
+#endif
   m.attr("FIELDS") = mlfma2d_python::field_tables();
 }
