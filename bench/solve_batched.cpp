@@ -78,18 +78,6 @@ json run_json(const Run& r) {
           {"batched", r.solution.batched}};
 }
 
-// max_ij |A_ij - B_ij| / sqrt(A_ii A_jj).
-double difference(const std::vector<std::vector<double>>& a,
-                  const std::vector<std::vector<double>>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    for (std::size_t j = 0; j < a.size(); ++j) {
-      worst = std::max(worst, std::abs(a[i][j] - b[i][j]) / std::sqrt(a[i][i] * a[j][j]));
-    }
-  }
-  return worst;
-}
-
 // "min-max" of the iteration counts of solves [first, first + count).
 std::string range(const std::vector<int>& its, std::size_t first, std::size_t count) {
   const auto b = its.begin() + static_cast<long>(first);
@@ -142,9 +130,9 @@ void batched(const Args& a) {
       }
       const Run& s = fastest(one);
       const Run& b = fastest(block);
-      const double dc = difference(b.solution.capacitance, s.solution.capacitance);
-      const double dc0 =
-          difference(b.solution.line.capacitance_vacuum, s.solution.line.capacitance_vacuum);
+      const double dc = capacitance_difference(b.solution.capacitance, s.solution.capacitance);
+      const double dc0 = capacitance_difference(b.solution.line.capacitance_vacuum,
+                                                s.solution.line.capacitance_vacuum);
       const std::size_t k = static_cast<std::size_t>(traces);
       const std::string its = range(b.iterations, 0, k) + "; " + range(b.iterations, k, k);
       const double cpu_ratio = least_cpu(one) / least_cpu(block);

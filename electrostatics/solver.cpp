@@ -115,21 +115,11 @@ void check_conductors(const ElectrostaticOptions& o, int k) {
 // The figures an accuracy-driven solve watches: C (and C0) relative to their diagonals, else the
 // conductors' potentials (one conductor) or charges, relative to their largest.
 double change(const ElectrostaticSolution& a, const ElectrostaticSolution& b) {
-  double worst = 0;
-  auto matrix = [&](const std::vector<std::vector<double>>& p,
-                    const std::vector<std::vector<double>>& q) {
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      for (std::size_t j = 0; j < p.size(); ++j) {
-        const double d = std::sqrt(std::abs(q[i][i] * q[j][j]));
-        worst = std::max(worst, std::abs(p[i][j] - q[i][j]) / d);
-      }
-    }
-  };
   if (!a.capacitance.empty()) {
-    matrix(a.capacitance, b.capacitance);
-    matrix(a.line.capacitance_vacuum, b.line.capacitance_vacuum);
-    return worst;
+    return std::max(capacitance_difference(a.capacitance, b.capacitance),
+                    capacitance_difference(a.line.capacitance_vacuum, b.line.capacitance_vacuum));
   }
+  double worst = 0;
   const std::vector<double>& p = a.charge.size() == 1 ? a.potentials : a.charge;
   const std::vector<double>& q = a.charge.size() == 1 ? b.potentials : b.charge;
   double big = 0;
@@ -168,6 +158,23 @@ struct Work {
 };
 
 }  // namespace
+
+double capacitance_difference(const std::vector<std::vector<double>>& a,
+                              const std::vector<std::vector<double>>& reference) {
+  if (a.size() != reference.size()) {
+    throw InvalidInput("capacitance_difference: a is " + std::to_string(a.size()) + " x " +
+                       std::to_string(a.size()) + ", the reference " +
+                       std::to_string(reference.size()) + " x " + std::to_string(reference.size()));
+  }
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      const double d = std::sqrt(std::abs(reference[i][i] * reference[j][j]));
+      worst = std::max(worst, std::abs(a[i][j] - reference[i][j]) / d);
+    }
+  }
+  return worst;
+}
 
 struct ElectrostaticSolver::Impl {
   ElectrostaticOptions opt;

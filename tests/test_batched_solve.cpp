@@ -216,17 +216,6 @@ std::vector<Case> cases() {
   return out;
 }
 
-double worst_difference(const std::vector<std::vector<double>>& a,
-                        const std::vector<std::vector<double>>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    for (std::size_t j = 0; j < a.size(); ++j) {
-      worst = std::max(worst, std::abs(a[i][j] - b[i][j]) / std::sqrt(a[i][i] * a[j][j]));
-    }
-  }
-  return worst;
-}
-
 TEST(BatchedSolve, CapacitanceMatchesTheSolvesOneAtATime) {
   for (const Case& c : cases()) {
     ElectrostaticOptions o = c.options;
@@ -239,9 +228,9 @@ TEST(BatchedSolve, CapacitanceMatchesTheSolvesOneAtATime) {
     EXPECT_TRUE(block.batched) << c.name;
     ASSERT_EQ(block.solves.size(), one.solves.size()) << c.name;
     // C, C0 and sigma for the potentials: the same to within the solves' tolerance.
-    const double c_diff = worst_difference(block.capacitance, one.capacitance);
+    const double c_diff = capacitance_difference(block.capacitance, one.capacitance);
     const double c0_diff =
-        worst_difference(block.line.capacitance_vacuum, one.line.capacitance_vacuum);
+        capacitance_difference(block.line.capacitance_vacuum, one.line.capacitance_vacuum);
     EXPECT_LT(c_diff, 10 * o.tol) << c.name;
     EXPECT_LT(c0_diff, 10 * o.tol) << c.name;
     double num = 0, den = 0;
@@ -278,13 +267,22 @@ TEST(BatchedSolve, RefinementAndASecondSolveMatch) {
   EXPECT_TRUE(block.batched);
   ASSERT_EQ(block.meshes.size(), one.meshes.size());
   EXPECT_EQ(block.panels.size(), one.panels.size());
-  EXPECT_LT(worst_difference(block.capacitance, one.capacitance), 10 * block.tol);
+  EXPECT_LT(capacitance_difference(block.capacitance, one.capacitance), 10 * block.tol);
   o.accuracy = 0;
   ElectrostaticSolver solver(strips(3), o);
   const ElectrostaticSolution first = solver.solve(), second = solver.solve();
   EXPECT_TRUE(second.batched);
   EXPECT_LT(second.timings.evaluations, second.timings.products);
-  EXPECT_LT(worst_difference(first.capacitance, second.capacitance), 1e-14);
+  EXPECT_LT(capacitance_difference(first.capacitance, second.capacitance), 1e-14);
+}
+
+// The figure the batched and MPI tests compare C by: entries relative to the reference's diagonal.
+TEST(CapacitanceDifference, IsRelativeToTheReferenceDiagonalAndChecksSizes) {
+  const std::vector<std::vector<double>> c = {{2, -1}, {-1, 8}}, d = {{2, -1.5}, {-1.5, 8.4}};
+  EXPECT_DOUBLE_EQ(capacitance_difference(d, c), 0.5 / 4);  // |(-1.5) - (-1)| / sqrt(2 * 8)
+  EXPECT_DOUBLE_EQ(capacitance_difference(c, c), 0);
+  EXPECT_DOUBLE_EQ(capacitance_difference({}, {}), 0);
+  EXPECT_THROW(capacitance_difference(c, {{1}}), InvalidInput);
 }
 
 // One signal conductor, the dense method, or no capacitance: nothing to batch.

@@ -329,6 +329,13 @@ class ElectrostaticSolver {
 ElectrostaticSolution solve_conductors(const Contours& contours,
                                        const ElectrostaticOptions& options = {});
 
+/// \brief How far capacitance matrix `a` is from `reference` relative to the diagonal:
+/// max_ij |a_ij - reference_ij| / sqrt(|reference_ii reference_jj|), the figure
+/// ElectrostaticSolution::change reports between meshes (0 for two empty matrices). Throws
+/// InvalidInput where the sizes differ.
+double capacitance_difference(const std::vector<std::vector<double>>& a,
+                              const std::vector<std::vector<double>>& reference);
+
 // ---- Closed forms (F/m) for the test geometries; eps = eps_r * kEpsilon0. Each throws
 // InvalidInput, naming the argument, where the geometry is impossible (b <= a, touching wires...).
 
