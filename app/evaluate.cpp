@@ -503,10 +503,7 @@ int run_evaluate(const EvaluateArgs& a, std::ostream& out, std::ostream& err) {
   print_report(out,
                a.report == ReportFormat::Json ? to_json(report).dump(2) + "\n" : to_text(report));
   // The checks that fail the run, after the report and the output are out.
-  std::vector<std::string> failed;
-  if (!bad_text.empty()) failed.push_back(bad_text);
-  if (!report.verification.passed) failed.push_back("--verify: " + report.verification.failure);
-  if (!failed.empty()) throw CheckFailure(join(failed, "; "));
+  throw_failed_checks(bad_text, report.verification);
   return 0;
 }
 
@@ -528,6 +525,13 @@ CommandRow evaluate_command() {
           evaluate_help,
           false,
           parse};
+}
+
+void throw_failed_checks(const std::string& bad_values, const Verification& verification) {
+  std::vector<std::string> failed;
+  if (!bad_values.empty()) failed.push_back(bad_values);
+  if (!verification.passed) failed.push_back("--verify: " + verification.failure);
+  if (!failed.empty()) throw CheckFailure(join(failed, "; "));
 }
 
 }  // namespace mlfma2d::app

@@ -48,6 +48,9 @@ CommandRow evaluate_command();
 
 /// A few values of density 0 of `r`, for the report of a run whose output goes nowhere.
 std::string preview(const Result& r, int densities);
+/// The checks that fail a run, after its report and output are out: non-finite values
+/// (`bad_values`, empty: none) and a failed --verify, as one CheckFailure.
+void throw_failed_checks(const std::string& bad_values, const Verification& verification);
 
 /// Builds a Solver for the points of `in` with `options` (their densities and kinds of sources
 /// those of the points: with_sources_of), evaluates it `repeat` times, and fills

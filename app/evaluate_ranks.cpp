@@ -90,31 +90,9 @@ Verification verify_ranks(const RankInput& in, const Options& options, const Res
   sum(&sy);
   for (std::vector<double>* v : gathered) sum(v);
   // This rank's sources at the whole sample, added over the ranks.
-  Reference ref;
-  ref.sampled = sample.sampled;
-  ref.n_checked = m;
-  ref.densities = options.densities;
-  ref.field = options.field;
-  ref.hessian = options.hessian;
   Outputs out;
-  std::vector<std::vector<double>*> refs = {&ref.phi};
-  if (ref.field) refs.insert(refs.end(), {&ref.fx, &ref.fy});
-  if (ref.hessian) refs.insert(refs.end(), {&ref.hxx, &ref.hxy, &ref.hyy});
-  for (std::vector<double>* v : refs) v->assign(nd * m, 0.0);
-  out.potential = ref.phi.data();
-  if (ref.field) out.field_x = ref.fx.data(), out.field_y = ref.fy.data();
-  if (ref.hessian) {
-    out.hessian_xx = ref.hxx.data();
-    out.hessian_xy = ref.hxy.data();
-    out.hessian_yy = ref.hyy.data();
-  }
-  DirectOptions d;
-  d.densities = options.densities;
-  d.charges = options.charges;
-  d.dipoles = options.dipoles;
-  d.field = options.field;
-  d.hessian = options.hessian;
-  d.threads = options.threads;
+  Reference ref = empty_reference(sample, options, &out);
+  const DirectOptions d = direct_options(options);
   const auto start = std::chrono::steady_clock::now();
   collectively(kWorld, [&] {
     if (!in.in.points.x.empty() && m > 0) {
@@ -123,7 +101,7 @@ Verification verify_ranks(const RankInput& in, const Options& options, const Res
   });
   ref.seconds =
       most(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  for (std::vector<double>* v : refs) sum(v);
+  for (std::vector<double>* v : {&ref.phi, &ref.fx, &ref.fy, &ref.hxx, &ref.hxy, &ref.hyy}) sum(v);
   return verify(ref, at, options.eps, options.terms == 0, accuracy_floor);
 }
 
@@ -266,10 +244,7 @@ int run_evaluate_ranks(const EvaluateArgs& a, std::ostream& out, std::ostream& e
     print_report(out,
                  a.report == ReportFormat::Json ? to_json(report).dump(2) + "\n" : to_text(report));
   });
-  std::vector<std::string> failed;
-  if (!bad_text.empty()) failed.push_back(bad_text);
-  if (!report.verification.passed) failed.push_back("--verify: " + report.verification.failure);
-  if (!failed.empty()) throw CheckFailure(join(failed, "; "));
+  throw_failed_checks(bad_text, report.verification);
   return 0;
 }
 

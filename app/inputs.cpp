@@ -183,34 +183,37 @@ VerifySample verify_sample(std::size_t sources, std::size_t targets, long long s
   return v;
 }
 
-Reference direct_reference(const LoadedInput& in, const Options& options, long long verify_sample,
-                           std::uint64_t seed) {
-  const std::size_t nt = in.tx().size();
-  const VerifySample sample = app::verify_sample(in.points.x.size(), nt, verify_sample, seed);
-  const std::size_t m = sample.n_checked;
+Reference empty_reference(const VerifySample& sample, const Options& options, Outputs* out) {
   Reference r;
   r.sampled = sample.sampled;
-  r.n_checked = m;
+  r.n_checked = sample.n_checked;
   r.densities = options.densities;
   r.field = options.field;
   r.hessian = options.hessian;
-  r.which = sample.which;
-  const std::size_t all = std::size_t(r.densities) * m;
-  Outputs out;
-  r.phi.resize(all);
-  out.potential = r.phi.data();
+  const std::size_t all = std::size_t(r.densities) * r.n_checked;
+  r.phi.assign(all, 0.0);
+  out->potential = r.phi.data();
   if (r.field) {
-    r.fx.resize(all);
-    r.fy.resize(all);
-    out.field_x = r.fx.data();
-    out.field_y = r.fy.data();
+    for (auto* f : {&r.fx, &r.fy}) f->assign(all, 0.0);
+    out->field_x = r.fx.data();
+    out->field_y = r.fy.data();
   }
   if (r.hessian) {
-    for (auto* h : {&r.hxx, &r.hxy, &r.hyy}) h->resize(all);
-    out.hessian_xx = r.hxx.data();
-    out.hessian_xy = r.hxy.data();
-    out.hessian_yy = r.hyy.data();
+    for (auto* h : {&r.hxx, &r.hxy, &r.hyy}) h->assign(all, 0.0);
+    out->hessian_xx = r.hxx.data();
+    out->hessian_xy = r.hxy.data();
+    out->hessian_yy = r.hyy.data();
   }
+  return r;
+}
+
+Reference direct_reference(const LoadedInput& in, const Options& options, long long verify_sample,
+                           std::uint64_t seed) {
+  const VerifySample sample =
+      app::verify_sample(in.points.x.size(), in.tx().size(), verify_sample, seed);
+  Outputs out;
+  Reference r = empty_reference(sample, options, &out);
+  r.which = sample.which;
   const DirectOptions d = direct_options(options);
   const auto start = std::chrono::steady_clock::now();
   direct_sum(in.points.x, in.points.y, in.tx(), in.ty(), densities_of(in.points), d, r.which, out);

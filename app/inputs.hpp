@@ -83,6 +83,9 @@ struct VerifySample {
 };
 VerifySample verify_sample(std::size_t sources, std::size_t targets, long long sample,
                            std::uint64_t seed);
+/// A reference of `sample`'s targets for these options (its `which` left empty), every output
+/// zeroed, nd x n_checked, and pointed at by `out` for direct_sum to add into.
+Reference empty_reference(const VerifySample& sample, const Options& options, Outputs* out);
 /// The reference of the sources of `in` for Options::densities, charges, dipoles, field,
 /// hessian and threads.
 Reference direct_reference(const LoadedInput& in, const Options& options, long long verify_sample,

@@ -55,20 +55,25 @@ Rows output_rows(const Options& opt, std::size_t n, const Outputs& out) {
 
 }  // namespace
 
-void DistributedSolver::Impl::send_strengths(const Densities& in, int team, Traffic* t) {
-  // The caller's strengths (dipoles as moments d v), item by item in the route's order.
-  Rows caller;
-  caller.nd = opt.densities;
-  caller.n = caller_sources;
-  if (opt.charges) caller.a.push_back(const_cast<double*>(in.charges));
+Rows DistributedSolver::Impl::strength_rows(const Densities& in, std::size_t n, int team) {
+  Rows rows;
+  rows.nd = opt.densities;
+  rows.n = n;
+  if (opt.charges) rows.a.push_back(const_cast<double*>(in.charges));
   if (opt.dipoles) {
     PreparedPoints counts;
-    counts.caller_sources = caller_sources;
+    counts.caller_sources = n;
     dipole_moments(counts, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density,
                    opt.densities, &moment_x, &moment_y, team);
-    caller.a.push_back(moment_x.data());
-    caller.a.push_back(moment_y.data());
+    rows.a.push_back(moment_x.data());
+    rows.a.push_back(moment_y.data());
   }
+  return rows;
+}
+
+void DistributedSolver::Impl::send_strengths(const Densities& in, int team, Traffic* t) {
+  // The caller's strengths (dipoles as moments d v), item by item in the route's order.
+  const Rows caller = strength_rows(in, caller_sources, team);
   Exchange& route = own.sources.to_owners;
   const std::size_t w = std::size_t(caller.width());
   items_out.resize(std::size_t(route.send_items()) * w);
@@ -170,18 +175,7 @@ void DistributedSolver::Impl::evaluate_owned(const Densities& in, const Outputs&
   collectively(comm, [&] { check(n, m, in, out); });
   const double t0 = now_seconds();
   // The strengths are the own sources' already: into the local order, no exchange.
-  Rows given;
-  given.nd = opt.densities;
-  given.n = n;
-  if (opt.charges) given.a.push_back(const_cast<double*>(in.charges));
-  if (opt.dipoles) {
-    PreparedPoints counts;
-    counts.caller_sources = n;
-    dipole_moments(counts, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density,
-                   opt.densities, &moment_x, &moment_y, team());
-    given.a.push_back(moment_x.data());
-    given.a.push_back(moment_y.data());
-  }
+  const Rows given = strength_rows(in, n, team());
   const Rows local =
       local_rows(opt, std::size_t(let.tree.n_sources()), &local_q, &local_mx, &local_my);
   const std::int64_t at = let.own_begin;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "distributed/comm.hpp"
+#include "distributed/exchange.hpp"
 #include "distributed/let.hpp"
 #include "distributed/partition.hpp"
 #include "distributed/shape.hpp"
@@ -68,6 +69,8 @@ struct DistributedSolver::Impl {
   void set_up_near_field();
 
   // ---- evaluation (evaluate.cpp)
+  /// The strengths of n sources as rows (dipoles as moments d v, in moment_x, moment_y).
+  Rows strength_rows(const Densities& in, std::size_t n, int team);
   void send_strengths(const Densities& in, int team, Traffic* t);
   void post_ghosts(int team, Traffic* t);
   void receive_ghosts(int team, Traffic* t);

@@ -12,13 +12,22 @@ namespace mlfma2d::testing {
 namespace {
 
 // The one-process Solver and the distributed one on the same global points, this rank's part.
+// Every case runs the cpu back end on one thread a rank (the ranks share two cores in CI; the GPU
+// back ends over ranks are test_mpi_gpu's).
+Options one_cpu_thread() {
+  Options o;
+  o.threads = 1;
+  o.backend = "cpu";
+  return o;
+}
+
 struct Case {
   std::string shape = "uniform";
   std::size_t n = 12000;
   std::string target_shape;  // "" = self-evaluation
   std::size_t m = 0;
   int none = -1;  // a rank that passes no points
-  Options opt;
+  Options opt = one_cpu_thread();
 };
 
 // Charges (and dipoles) of nd densities for n points: the generator's charges, shifted per
@@ -121,8 +130,6 @@ TEST(Distributed, UniformEqualsOneProcessSolver) {
   Case c;
   c.opt.ct = 32;
   c.opt.field = true;
-  c.opt.threads = 1;
-  c.opt.backend = "cpu";
   run_case(c, 1e-12, "uniform, CT 32");
 }
 
@@ -133,8 +140,6 @@ TEST(Distributed, ClusteredWithSeparateTargets) {
   c.m = 7000;
   c.opt.ct = 24;
   c.opt.field = true;
-  c.opt.threads = 1;
-  c.opt.backend = "cpu";
   run_case(c, 1e-12, "clusters to separate targets, CT 24");
 }
 
@@ -143,8 +148,6 @@ TEST(Distributed, GradedPolygon) {
   c.shape = "graded-polygon";
   c.opt.ct = 16;
   c.opt.eps = 1e-9;
-  c.opt.threads = 1;
-  c.opt.backend = "cpu";
   run_case(c, 1e-12, "graded polygon, CT 16, eps 1e-9");
 }
 
@@ -152,8 +155,6 @@ TEST(Distributed, UniformTreeWithLevelOffset) {
   Case c;
   c.opt.tree = "uniform";
   c.opt.level_offset = 1;  // the papers' settings: CT 15, one level finer
-  c.opt.threads = 1;
-  c.opt.backend = "cpu";
   run_case(c, 1e-12, "the papers' uniform tree");
 }
 
@@ -161,8 +162,6 @@ TEST(Distributed, ARankWithNoPoints) {
   Case self;
   self.none = mpi_size() > 1 ? 1 : -1;
   self.opt.ct = 32;
-  self.opt.threads = 1;
-  self.opt.backend = "cpu";
   run_case(self, 1e-12, "self-evaluation, rank 1 without points");
   Case separate = self;
   separate.shape = "disk";
@@ -179,15 +178,11 @@ TEST(Distributed, DensitiesDipolesAndHessian) {
   c.opt.dipoles = true;
   c.opt.field = true;
   c.opt.hessian = true;
-  c.opt.threads = 1;
-  c.opt.backend = "cpu";
   run_case(c, 1e-12, "nd 3, charges and dipoles, the field and the Hessian");
 }
 
 TEST(Distributed, LeafCapacityChosenByTheCostModel) {
   Case c;  // ct auto: chosen on the global shape from rank 0's constants
-  c.opt.threads = 1;
-  c.opt.backend = "cpu";
   c.opt.eps = 1e-8;
   run_case(c, 2e-8, "CT chosen");
 }

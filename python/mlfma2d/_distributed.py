@@ -1,10 +1,10 @@
 """The evaluation over MPI ranks from mpi4py: the library's DistributedSolver
 (mlfma2d/distributed.hpp, docs/distributed.md)."""
 from . import _core
-from ._solver import _result, _solver_options
+from ._solver import _Evaluator, _solver_options
 
 
-class DistributedSolver:
+class DistributedSolver(_Evaluator):
     """The fast multipole solver over the ranks of an MPI communicator (mpi4py).
 
     DistributedSolver(comm, x, y, targets=None, **keywords)
@@ -20,7 +20,8 @@ class DistributedSolver:
     rank makes it, in the same order, and evaluate() with the same batch shape on every rank. An
     error on any rank is raised on every rank ("rank R: ..."), so none is left waiting. Raises
     RuntimeError, saying why, in a build without MPI or without mpi4py (mlfma2d.DISTRIBUTED);
-    TypeError when comm is not an mpi4py communicator.
+    TypeError when comm is not an mpi4py communicator. evaluate(), shape, stats, timings and the
+    other figures are Solver's, for this rank's part.
     """
 
     def __init__(self, comm, x, y, targets=None, **keywords):
@@ -29,44 +30,6 @@ class DistributedSolver:
         options = _solver_options(**keywords)
         self._solver = _core.DistributedSolver(comm, x, y, targets, options)
         self._fixed = self._solver.options
-
-    def evaluate(self, q=None, *, dipole_strengths=None, dipole_vectors=None):
-        """Solver.evaluate for this rank's sources: the outputs at this rank's targets (its
-        order). Collective."""
-        r = self._solver.evaluate(q, dipole_strengths, dipole_vectors)
-        return _result(r, self._fixed["hessian"])
-
-    @property
-    def shape(self):
-        """(this rank's targets, this rank's sources): what evaluate() takes and gives here."""
-        return (self._solver.n_targets, self._solver.n_sources)
-
-    @property
-    def field(self):
-        return self._fixed["field"]
-
-    @property
-    def hessian(self):
-        return self._fixed["hessian"]
-
-    @property
-    def densities(self):
-        return self._fixed["densities"]
-
-    @property
-    def options(self):
-        """Every field of the library's Options, as a dict (the same on every rank)."""
-        return self._solver.options
-
-    @property
-    def stats(self):
-        """The global tree's TreeStats, as a dict; its work figures summed over the ranks."""
-        return self._solver.stats
-
-    @property
-    def timings(self):
-        """This rank's Timings of the last evaluation (seconds), as a dict."""
-        return self._solver.timings
 
     @property
     def figures(self):
@@ -78,15 +41,6 @@ class DistributedSolver:
         """Every rank's figures (a list of dicts, rank order) on `root`, [] on the others.
         Collective."""
         return self._solver.gather_figures(int(root))
-
-    @property
-    def auto_choice(self):
-        """What was chosen automatically and why (the same on every rank), as a dict."""
-        return self._solver.auto_choice
-
-    @property
-    def warnings(self):
-        return self._solver.warnings
 
     def __repr__(self):
         m, n = self.shape

@@ -69,7 +69,91 @@ def _solver_options(*, eps=_LIBRARY_DEFAULTS["eps"], backend=_LIBRARY_DEFAULTS["
                         calibration_cache=calibration_cache, place_threads=place_threads)
 
 
-class Solver:
+class _Evaluator:
+    """What Solver and DistributedSolver share: evaluate() and the figures of the library's
+    object (self._solver), its options as fixed at construction in self._fixed."""
+
+    def evaluate(self, q=None, *, dipole_strengths=None, dipole_vectors=None):
+        """Potential (and field, Hessian as the Solver was built) at the targets, in the caller's
+        order, for the sources' charges q and/or dipoles (strengths d, orientations v).
+
+        q and dipole_strengths: shape (n,) for densities=1, giving outputs of shape (m,); shape
+        (nd, n), nd = densities, giving (nd, m), one pass over the tree. With densities=1 a (k, n)
+        array is a batch of k vectors evaluated one after the other, giving (k, m). Pass those the
+        Solver takes (charges=True: q; dipoles=True: dipole_strengths and dipole_vectors), both
+        of the same shape. dipole_vectors: shape (2, n), v_j = (v[0, j], v[1, j]) for every
+        density, or (nd, 2, n) (k for a batch), one set per density; the moment is d_j v_j.
+
+        Returns the potential; with field=True a tuple (potential, ex, ey); with hessian=True a
+        Result(potential, field_x, field_y, hessian_xx, hessian_xy, hessian_yy). float64
+        C-contiguous arrays are read in place; other real dtypes are converted.
+        """
+        r = self._solver.evaluate(q, dipole_strengths, dipole_vectors)
+        return _result(r, self._fixed["hessian"])
+
+    @property
+    def shape(self):
+        """(n_targets, n_sources): the shape of the matrix evaluate() applies (over ranks: this
+        rank's targets and sources)."""
+        return (self._solver.n_targets, self._solver.n_sources)
+
+    @property
+    def field(self):
+        """Whether evaluate() also returns the field."""
+        return self._fixed["field"]
+
+    @property
+    def hessian(self):
+        """Whether evaluate() also returns the Hessian (then as a Result)."""
+        return self._fixed["hessian"]
+
+    @property
+    def densities(self):
+        """nd: the density vectors one evaluate() takes (rows of q and dipole_strengths)."""
+        return self._fixed["densities"]
+
+    @property
+    def charges(self):
+        """Whether the sources carry charges (evaluate() takes q)."""
+        return self._fixed["charges"]
+
+    @property
+    def dipoles(self):
+        """Whether the sources carry dipoles (evaluate() takes dipole_strengths and
+        dipole_vectors)."""
+        return self._fixed["dipoles"]
+
+    @property
+    def stats(self):
+        """Every field of the library's TreeStats, as a dict (fixed when the Solver is built; over
+        ranks: the global tree's, its work figures summed over the ranks)."""
+        return self._solver.stats
+
+    @property
+    def timings(self):
+        """Every field of the library's Timings (seconds), as a dict: the last evaluation (a
+        batch's last row; over ranks: this rank's); tree, plan and setup from construction on."""
+        return self._solver.timings
+
+    @property
+    def options(self):
+        """Every field of the library's Options this Solver uses, as a dict."""
+        return self._solver.options
+
+    @property
+    def auto_choice(self):
+        """What the Solver chose by itself and why, as a dict (the library's AutoChoice): the back
+        end ("auto"), CT or the uniform tree's level offset (ct=None), the predicted seconds per
+        evaluation, and every candidate the cost model considered."""
+        return self._solver.auto_choice
+
+    @property
+    def warnings(self):
+        """Notes about the geometry (e.g. CT could not be met), a list of strings."""
+        return self._solver.warnings
+
+
+class Solver(_Evaluator):
     """The fast multipole solver for one geometry: tree and interaction plan built once.
 
     Solver(x, y, targets=None, *, eps=1e-6, backend="auto", ct=None, levels=None, field=False,
@@ -126,83 +210,6 @@ class Solver:
             variant._geometry = self._geometry
             self._variants[densities] = variant
         return self._variants[densities]
-
-    def evaluate(self, q=None, *, dipole_strengths=None, dipole_vectors=None):
-        """Potential (and field, Hessian as the Solver was built) at the targets, in the caller's
-        order, for the sources' charges q and/or dipoles (strengths d, orientations v).
-
-        q and dipole_strengths: shape (n,) for densities=1, giving outputs of shape (m,); shape
-        (nd, n), nd = densities, giving (nd, m), one pass over the tree. With densities=1 a (k, n)
-        array is a batch of k vectors evaluated one after the other, giving (k, m). Pass those the
-        Solver takes (charges=True: q; dipoles=True: dipole_strengths and dipole_vectors), both
-        of the same shape. dipole_vectors: shape (2, n), v_j = (v[0, j], v[1, j]) for every
-        density, or (nd, 2, n) (k for a batch), one set per density; the moment is d_j v_j.
-
-        Returns the potential; with field=True a tuple (potential, ex, ey); with hessian=True a
-        Result(potential, field_x, field_y, hessian_xx, hessian_xy, hessian_yy). float64
-        C-contiguous arrays are read in place; other real dtypes are converted.
-        """
-        r = self._solver.evaluate(q, dipole_strengths, dipole_vectors)
-        return _result(r, self._fixed["hessian"])
-
-    @property
-    def shape(self):
-        """(n_targets, n_sources): the shape of the matrix evaluate() applies."""
-        return (self._solver.n_targets, self._solver.n_sources)
-
-    @property
-    def field(self):
-        """Whether evaluate() also returns the field."""
-        return self._solver.field
-
-    @property
-    def hessian(self):
-        """Whether evaluate() also returns the Hessian (then as a Result)."""
-        return self._fixed["hessian"]
-
-    @property
-    def densities(self):
-        """nd: the density vectors one evaluate() takes (rows of q and dipole_strengths)."""
-        return self._fixed["densities"]
-
-    @property
-    def charges(self):
-        """Whether the sources carry charges (evaluate() takes q)."""
-        return self._fixed["charges"]
-
-    @property
-    def dipoles(self):
-        """Whether the sources carry dipoles (evaluate() takes dipole_strengths and
-        dipole_vectors)."""
-        return self._fixed["dipoles"]
-
-    @property
-    def stats(self):
-        """Every field of the library's TreeStats, as a dict (fixed when the Solver is built)."""
-        return self._solver.stats
-
-    @property
-    def timings(self):
-        """Every field of the library's Timings (seconds), as a dict: the last evaluation (a
-        batch's last row); tree, plan and setup from construction on."""
-        return self._solver.timings
-
-    @property
-    def options(self):
-        """Every field of the library's Options this Solver uses, as a dict."""
-        return self._solver.options
-
-    @property
-    def auto_choice(self):
-        """What the Solver chose by itself and why, as a dict (the library's AutoChoice): the back
-        end ("auto"), CT or the uniform tree's level offset (ct=None), the predicted seconds per
-        evaluation, and every candidate the cost model considered."""
-        return self._solver.auto_choice
-
-    @property
-    def warnings(self):
-        """Notes about the geometry (e.g. CT could not be met), a list of strings."""
-        return self._solver.warnings
 
     def as_linear_operator(self, dipole_vectors=None):
         """The potential map as a scipy.sparse.linalg.LinearOperator of shape
