@@ -71,6 +71,30 @@ Operators::Operators(int terms) : p(terms) {
     }
   }
   factor(C);
+  for (int o = 0; o < kM2LOffsets; ++o) {
+    const int t = m2l_terms(p, o);
+    auto at = std::find(m2l_kind_terms.begin(), m2l_kind_terms.end(), t);
+    if (at == m2l_kind_terms.end()) at = m2l_kind_terms.insert(m2l_kind_terms.end(), t);
+    m2l_kind.push_back(int(at - m2l_kind_terms.begin()));
+  }
+}
+
+int m2l_terms(int p, int offset) {
+  // Sources within radius r = sqrt(2)/2 of a box centre (side 1): the multipole series converges
+  // at a point z as (r / |z - c|)^k, the local series of the source box's field as
+  // (|z - c'| / r')^l by symmetry; over the other box the ratio is at most rho = r / dist, dist
+  // from the centre to the nearest point of the other box. The nearest offsets, (2, 0), have
+  // rho_0 = r / 1.5; p + 1 terms there bound the truncation by rho_0^(p+1), which offset o
+  // reaches with (p + 1) log rho_0 / log rho_o terms. That bound is reached only at the facing
+  // corners; at the points of a real set the nearest offsets' error falls faster than it, the
+  // farther ones' less so, and kMargin more terms keep every measured error as it was without
+  // the truncation (docs/math.md section 3.4).
+  constexpr int kMargin = 3;
+  const auto d = m2l_offset(offset);
+  const double r = std::sqrt(0.5);
+  const double ex = std::max(std::abs(d[0]) - 0.5, 0.0), ey = std::max(std::abs(d[1]) - 0.5, 0.0);
+  const double ratio = std::log(r / 1.5) / std::log(r / std::hypot(ex, ey));
+  return std::min(p + 1, int(std::ceil(double(p + 1) * ratio - 1e-9)) + kMargin);
 }
 
 Scaling::Scaling(const std::vector<Complex>& before, const std::vector<Complex>& after) {
@@ -142,90 +166,107 @@ namespace {
 // item's nd columns `in` scaled by `before`, then every item of the block multiplied by the one
 // real matrix R at once (a real matrix product: half the flops of the complex one, and one
 // product for every offset or quadrant), scaled by `after` and added to `out` in the order the
-// items came, whatever the block size (the sums' order does not depend on the threads).
+// items came, whatever the block size (the sums' order does not depend on the threads). Items
+// come in kinds by the terms they keep (M2L's truncation per offset, section 3.4): a kind's
+// items are one product with R's leading rows x n block, n the kind's terms.
 class FactoredBlock {
  public:
-  FactoredBlock(const Operators& ops, int nd)
-      : n_(ops.p + 1),
-        rows_(ops.rows),
-        nd_(nd),
-        cap_(std::max(1, kColumns / (2 * nd))),
-        cols_((2 * nd * cap_ + kWideCols - 1) / kWideCols * kWideCols),
-        S_(storage(0, std::size_t(n_) * cols_)),
-        V_(storage(1, std::size_t(rows_) * cols_)),
-        gemm_(wide_kernels().gemm) {
-    items_.reserve(std::size_t(cap_));
+  /// terms[c]: the coefficients kind c keeps (<= p + 1, the expansions' column length).
+  FactoredBlock(const RMatrix& R, int p, const std::vector<int>& terms, int nd)
+      : R_(R), stride_(p + 1), nd_(nd), cap_(std::max(1, kColumns / (2 * nd))) {
+    const int cols = (2 * nd * cap_ + kWideCols - 1) / kWideCols * kWideCols;
+    kinds_.resize(terms.size());
+    for (std::size_t c = 0; c < terms.size(); ++c) {
+      Kind& k = kinds_[c];
+      k.n = terms[c];
+      k.rows = (k.n + kWideRows - 1) / kWideRows * kWideRows;
+      k.S = storage(2 * c, std::size_t(k.n) * cols);
+      k.V = storage(2 * c + 1, std::size_t(k.rows) * cols);
+    }
+    items_.reserve(std::size_t(cap_ * int(terms.size())));
   }
 
-  /// Adds out += diag(after) R diag(before) in (+ b0 in_0 to out_0); multiplies when full.
-  void add(const RMatrix& R, const Complex* in, Complex* out, const Scaling& sc, Complex b0 = 0) {
-    const int i = int(items_.size());
+  /// Adds out += diag(after) R diag(before) in (+ b0 in_0 to out_0), the kind's terms of each;
+  /// multiplies when the kind's block is full.
+  void add(int kind, const Complex* in, Complex* out, const Scaling& sc, Complex b0 = 0) {
+    Kind& k = kinds_[std::size_t(kind)];
+    const int i = k.count++, n = k.n;
     const double* br = sc.before_re.data();
     const double* bi = sc.before_im.data();
     for (int d = 0; d < nd_; ++d) {
-      const double* a = reinterpret_cast<const double*>(in + std::ptrdiff_t(d) * n_);
-      double* re = S_ + std::size_t(2 * (i * nd_ + d)) * n_;
-      double* im = re + n_;
+      const double* a = reinterpret_cast<const double*>(in + std::ptrdiff_t(d) * stride_);
+      double* re = k.S + std::size_t(2 * (i * nd_ + d)) * n;
+      double* im = re + n;
 #pragma omp simd
-      for (int k = 0; k < n_; ++k) {
-        const double ar = a[2 * k], ai = a[2 * k + 1];
-        re[k] = br[k] * ar - bi[k] * ai;
-        im[k] = br[k] * ai + bi[k] * ar;
+      for (int j = 0; j < n; ++j) {
+        const double ar = a[2 * j], ai = a[2 * j + 1];
+        re[j] = br[j] * ar - bi[j] * ai;
+        im[j] = br[j] * ai + bi[j] * ar;
       }
     }
-    items_.push_back({in, out, &sc, b0});
-    if (int(items_.size()) == cap_) flush(R);
+    items_.push_back({in, out, &sc, b0, kind, i});
+    if (k.count == cap_) flush();
   }
 
   /// Multiplies and scatters what the block holds.
-  void flush(const RMatrix& R) {
+  void flush() {
     if (items_.empty()) return;
     // Whole tiles of columns: the columns past the items' hold zeros or earlier items' values,
     // whose products are not read.
-    const int m = (int(items_.size()) * 2 * nd_ + kWideCols - 1) / kWideCols * kWideCols;
-    gemm_(n_, rows_, m, R.data(), S_, V_);
-    for (std::size_t i = 0; i < items_.size(); ++i) {
-      const Item& it = items_[i];
+    for (Kind& k : kinds_) {
+      const int m = (k.count * 2 * nd_ + kWideCols - 1) / kWideCols * kWideCols;
+      if (m > 0) wide_kernels().gemm(k.n, k.rows, int(R_.rows()), m, R_.data(), k.S, k.V);
+      k.count = 0;
+    }
+    for (const Item& it : items_) {
+      const Kind& k = kinds_[std::size_t(it.kind)];
       const double* ar = it.sc->after_re.data();
       const double* ai = it.sc->after_im.data();
       for (int d = 0; d < nd_; ++d) {
-        const double* re = V_ + std::size_t(2 * (int(i) * nd_ + d)) * rows_;
-        const double* im = re + rows_;
-        double* out = reinterpret_cast<double*>(it.out + std::ptrdiff_t(d) * n_);
+        const double* re = k.V + std::size_t(2 * (it.index * nd_ + d)) * k.rows;
+        const double* im = re + k.rows;
+        double* out = reinterpret_cast<double*>(it.out + std::ptrdiff_t(d) * stride_);
 #pragma omp simd
-        for (int l = 0; l < n_; ++l) {
+        for (int l = 0; l < k.n; ++l) {
           out[2 * l] += ar[l] * re[l] - ai[l] * im[l];
           out[2 * l + 1] += ar[l] * im[l] + ai[l] * re[l];
         }
         if (it.b0 != Complex(0))
-          it.out[std::ptrdiff_t(d) * n_] += it.in[std::ptrdiff_t(d) * n_] * it.b0;
+          it.out[std::ptrdiff_t(d) * stride_] += it.in[std::ptrdiff_t(d) * stride_] * it.b0;
       }
     }
     items_.clear();
   }
 
  private:
-  // Real columns per product: enough for an efficient product, few enough to stay in cache.
+  // Real columns per product and kind: enough for an efficient product, few enough to stay in
+  // cache.
   static constexpr int kColumns = 256;
+  struct Kind {
+    int n = 0, rows = 0, count = 0;
+    // S: n x cols (column 2 (i nd + d) + c, c = 0 real, 1 imaginary), V = R S: rows x cols.
+    double *S = nullptr, *V = nullptr;
+  };
   struct Item {
     const Complex* in;
     Complex* out;
     const Scaling* sc;
     Complex b0;
+    int kind, index;
   };
-  int n_, rows_, nd_, cap_, cols_;
-  // S: n x cols (column 2 (i nd + d) + c, c = 0 real, 1 imaginary), V = R S: rows x cols.
-  double *S_, *V_;
   // The thread's buffers, kept from one block to the next: a block lives for one operator call
   // (every level of M2M and L2L makes one per thread), and fresh buffers of this size come from
   // the system each time, page faults and all. S is zeroed where it grows: its columns past the
   // items enter the product (and are not read back), and must be numbers.
-  static double* storage(int which, std::size_t size) {
-    thread_local std::vector<double> store[2];
+  static double* storage(std::size_t which, std::size_t size) {
+    thread_local std::vector<std::vector<double>> store;
+    if (store.size() <= which) store.resize(which + 1);
     if (store[which].size() < size) store[which].assign(size, 0.0);
     return store[which].data();
   }
-  void (*gemm_)(int, int, int, const double*, const double*, double*);
+  const RMatrix& R_;
+  int stride_, nd_, cap_;
+  std::vector<Kind> kinds_;
   std::vector<Item> items_;
 };
 
@@ -242,13 +283,13 @@ void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
 #pragma omp parallel num_threads(team_size(threads, parents.size(), kParallelMinBoxes))
   {
     const int nth = omp_get_num_threads(), me = omp_get_thread_num();
-    FactoredBlock block(ops, int(nd));
+    FactoredBlock block(ops.m2m_real, ops.p, {ops.p + 1}, int(nd));
     for (std::int64_t b = nb * me / nth; b < nb * (me + 1) / nth; ++b)
       for (std::int32_t c = parents.child_begin[b]; c < parents.child_begin[b + 1]; ++c)
         if (children.has_sources(c))
-          block.add(ops.m2m_real, &Mc(0, Eigen::Index(c) * nd), &Mp(0, b * nd),
+          block.add(0, &Mc(0, Eigen::Index(c) * nd), &Mp(0, b * nd),
                     ops.m2m_scale[children.key[c] & 3]);
-    block.flush(ops.m2m_real);
+    block.flush();
   }
 }
 
@@ -270,7 +311,7 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
 #pragma omp parallel num_threads(team_size(threads, count* nd, kParallelMinBoxes))
   {
     const int nth = omp_get_num_threads(), me = omp_get_thread_num();
-    FactoredBlock block(ops, int(nd));
+    FactoredBlock block(ops.m2l_real, ops.p, ops.m2l_kind_terms, int(nd));
     for (int l = first; l <= last; ++l) {
       const M2LLevel& pairs = plan.m2l[l];
       const double log_s = std::log(tree.box_size(l));
@@ -301,13 +342,13 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
         for (int o = 0; o < kM2LOffsets; ++o) {
           if (pos[o] == end[o] || pairs.tgt[pos[o]] != t) continue;
           // B_0 also gains a_0 log(-z0) = a_0 (log(-w) + log s).
-          block.add(ops.m2l_real, &M(0, Eigen::Index(pairs.src[pos[o]]) * nd),
+          block.add(ops.m2l_kind[o], &M(0, Eigen::Index(pairs.src[pos[o]]) * nd),
                     &Lc(0, Eigen::Index(t) * nd), ops.m2l_scale[o], ops.m2l_log[o] + log_s);
           ++pos[o];
         }
       }
     }
-    block.flush(ops.m2l_real);
+    block.flush();
   }
 }
 
@@ -320,12 +361,12 @@ void L2L(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
 #pragma omp parallel num_threads(team_size(threads, children.size(), kParallelMinBoxes))
   {
     const int nth = omp_get_num_threads(), me = omp_get_thread_num();
-    FactoredBlock block(ops, int(nd));
+    FactoredBlock block(ops.l2l_real, ops.p, {ops.p + 1}, int(nd));
     for (std::int64_t c = nc * me / nth; c < nc * (me + 1) / nth; ++c)
       if (children.has_targets(c))
-        block.add(ops.l2l_real, &Lp(0, Eigen::Index(children.parent[c]) * nd), &Lc(0, c * nd),
+        block.add(0, &Lp(0, Eigen::Index(children.parent[c]) * nd), &Lc(0, c * nd),
                   ops.l2l_scale[children.key[c] & 3]);
-    block.flush(ops.l2l_real);
+    block.flush();
   }
 }
 
@@ -346,13 +387,17 @@ double far_field_flops(const Tree& tree, const Plan& plan, int p, const FarShape
   const FarWork w = far_field_work(tree, plan);
   const double n = p + 1, nd = shape.densities;
   const double cmul = 8;  // complex multiply-add: 4 mul + 4 add
-  // A translation (M2L, M2M, L2L; docs/math.md section 3.4): the real product of two real
-  // columns, 4 (p+1)^2, and the scalings around it, 6 (p+1) before and 8 (p+1) after.
-  const double translation = 4 * n * n + 14 * n;
+  // A translation of t terms (M2L, M2M, L2L; docs/math.md section 3.4): the real product of two
+  // real columns, 4 t^2, and the scalings around it, 6 t before and 8 t after; M2L's t per offset.
+  auto translation = [](double t) { return 4 * t * t + 14 * t; };
+  double m2l = 0;
+  for (const M2LLevel& level : plan.m2l)
+    for (int o = 0; o < kM2LOffsets && !level.begin.empty(); ++o)
+      m2l += double(level.begin[o + 1] - level.begin[o]) * translation(m2l_terms(p, o));
   // Power sums per source and term: the power (6 flops) once, then per density 4 for a charge and
   // 8 for a dipole; Horner passes per target: one complex multiply-add per term, density and pass.
   const double per_source = 6 + nd * ((shape.charges ? 4 : 0) + (shape.dipoles ? 8 : 0));
-  return translation * nd * (w.m2l + 2 * w.boxes) + p * per_source * w.sources +
+  return nd * (m2l + translation(n) * 2 * w.boxes) + p * per_source * w.sources +
          cmul * p * nd * shape.passes() * (w.targets + w.wx);
 }
 

@@ -48,11 +48,20 @@ struct Operators {
   std::array<Scaling, 4> m2m_scale, l2l_scale;
   std::vector<Scaling> m2l_scale;
   std::vector<Complex> m2l_log;
+  // M2L truncated per offset (m2l_terms below): offset o keeps the leading m2l_kind_terms[
+  // m2l_kind[o]] coefficients; the kinds are the distinct counts, largest (p + 1) first.
+  std::vector<int> m2l_kind, m2l_kind_terms;
   explicit Operators(int terms);
 
  private:
   void factor(const std::vector<std::vector<double>>& binomials);
 };
+
+/// The coefficients (<= p + 1) an M2L translation of interaction-list offset `offset` keeps of
+/// the multipole and of the local expansion (docs/math.md section 3.4): those whose truncation
+/// bound rho_o^terms is that of the nearest offsets at p + 1 terms (rho_o the ratio of a box's
+/// radius to the distance from its centre to the other box), and 3 more.
+int m2l_terms(int p, int offset);
 
 /// \brief Expansions of every level for nd densities: column b * nd + d of multipole[l]
 /// (local[l]) holds box b's p+1 scaled coefficients of density d, so a box's densities are

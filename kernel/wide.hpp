@@ -13,11 +13,12 @@ namespace mlfma2d {
 /// \brief The kernels of one vector width.
 struct WideKernels {
   int bits = 256;  ///< 512 (AVX-512), 256 (AVX2) or 64 (scalar: a build without AVX2)
-  /// V = R S: R is rows x n, column-major with leading dimension `rows` (a multiple of
-  /// kWideRows, its extra rows zero); S is n x cols, column-major with leading dimension n, cols
-  /// a multiple of kWideCols; V is rows x cols, leading dimension `rows`. Each element is the
-  /// sum over k in increasing order, one fused multiply-add each: the same at every width.
-  void (*gemm)(int n, int rows, int cols, const double* R, const double* S, double* V);
+  /// V = R S: R is rows x n, column-major with leading dimension ld >= rows (its leading
+  /// rows x n block of a larger matrix), rows a multiple of kWideRows; S is n x cols,
+  /// column-major with leading dimension n, cols a multiple of kWideCols; V is rows x cols,
+  /// leading dimension `rows`. Each element is the sum over k in increasing order, one fused
+  /// multiply-add each: the same at every width.
+  void (*gemm)(int n, int rows, int ld, int cols, const double* R, const double* S, double* V);
 
   /// The near field at one target (tx, ty) over n sources (x, y) (n a multiple of
   /// kWideLanes), for `batch` densities at once (1, 2, 4 or 8; at most kWideBatch[order]):
@@ -55,8 +56,9 @@ constexpr int kWideLanes = 8;
 /// The largest batch of densities near_batch takes for each order (its sums in registers).
 constexpr int kWideBatch[3] = {8, 4, 2};
 
-/// Rows of R are padded to a multiple of this; columns of S and V to a multiple of kWideCols.
-constexpr int kWideRows = 32;
+/// Rows of R are padded to a multiple of this (one 512-bit vector: the row tiles of every width
+/// divide it); columns of S and V to a multiple of kWideCols.
+constexpr int kWideRows = 8;
 constexpr int kWideCols = 6;
 
 /// The widest kernels this CPU and this build have (512-bit where both have AVX-512), or the

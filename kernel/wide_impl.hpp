@@ -9,32 +9,39 @@
 //               V::blend(m, a, b) = m ? a : b
 // No standard library templates here: this code is compiled once per instruction set.
 
-// V = R S in tiles of kRowVectors x W rows and kWideCols columns held in registers.
-template <class V, int kRowVectors>
-void gemm_impl(int n, int rows, int cols, const double* R, const double* S, double* Vout) {
-  constexpr int kRows = kRowVectors * V::W;
+// V = R S, row tiles of RV x W rows and kWideCols columns held in registers; rows past the
+// last whole tile of RV vectors go to tiles of RV / 2, RV / 4, ... vectors (rows is a multiple of
+// kWideRows, so of every width's smallest tile).
+template <class V, int RV>
+int gemm_tiles(int n, int i0, int rows, int ld, const double* R, const double* s, double* out) {
+  constexpr int kRows = RV * V::W;
   constexpr int kCols = mlfma2d::kWideCols;
-  for (int j0 = 0; j0 < cols; j0 += kCols) {
-    const double* s = S + static_cast<long>(j0) * n;
-    for (int i0 = 0; i0 < rows; i0 += kRows) {
-      typename V::reg acc[kRowVectors][kCols];
-      for (int r = 0; r < kRowVectors; ++r)
-        for (int c = 0; c < kCols; ++c) acc[r][c] = V::zero();
-      const double* a = R + i0;
-      for (int k = 0; k < n; ++k, a += rows) {
-        typename V::reg col[kRowVectors];
-        for (int r = 0; r < kRowVectors; ++r) col[r] = V::load(a + r * V::W);
-        for (int c = 0; c < kCols; ++c) {
-          const typename V::reg b = V::set1(s[static_cast<long>(c) * n + k]);
-          for (int r = 0; r < kRowVectors; ++r) acc[r][c] = V::fma(col[r], b, acc[r][c]);
-        }
-      }
+  for (; i0 + kRows <= rows; i0 += kRows) {
+    typename V::reg acc[RV][kCols];
+    for (int r = 0; r < RV; ++r)
+      for (int c = 0; c < kCols; ++c) acc[r][c] = V::zero();
+    const double* a = R + i0;
+    for (int k = 0; k < n; ++k, a += ld) {
+      typename V::reg col[RV];
+      for (int r = 0; r < RV; ++r) col[r] = V::load(a + r * V::W);
       for (int c = 0; c < kCols; ++c) {
-        double* out = Vout + static_cast<long>(j0 + c) * rows + i0;
-        for (int r = 0; r < kRowVectors; ++r) V::store(out + r * V::W, acc[r][c]);
+        const typename V::reg b = V::set1(s[static_cast<long>(c) * n + k]);
+        for (int r = 0; r < RV; ++r) acc[r][c] = V::fma(col[r], b, acc[r][c]);
       }
     }
+    for (int c = 0; c < kCols; ++c)
+      for (int r = 0; r < RV; ++r) V::store(out + static_cast<long>(c) * rows + i0 + r * V::W, acc[r][c]);
   }
+  if constexpr (RV > 1) i0 = gemm_tiles<V, RV / 2>(n, i0, rows, ld, R, s, out);
+  return i0;
+}
+
+template <class V, int kRowVectors>
+void gemm_impl(int n, int rows, int ld, int cols, const double* R, const double* S, double* Vout) {
+  constexpr int kCols = mlfma2d::kWideCols;
+  for (int j0 = 0; j0 < cols; j0 += kCols)
+    gemm_tiles<V, kRowVectors>(n, 0, rows, ld, R, S + static_cast<long>(j0) * n,
+                               Vout + static_cast<long>(j0) * rows);
 }
 
 // The near field of a batch of densities at one target (WideKernels::near_batch): the pair's

@@ -88,8 +88,9 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
 // Raised when an operator's speed changes (constants measured before then no longer hold, and a
 // cache of the same version would keep them): 2 = the far field's vector log, register blocks
 // and one M2L team; 3 = densities, dipoles and Hessians (the near field's blocked terms, the far
-// field's shared powers); 4 = the factored translations and the wide kernels (issue 23).
-constexpr int kOperatorsRevision = 4;
+// field's shared powers); 4 = the factored translations and the wide kernels (issue 23); 5 = M2L
+// truncated per offset, rows padded to 8 (docs/math.md section 3.4).
+constexpr int kOperatorsRevision = 5;
 
 std::string CalibrationKey::text() const {
   std::ostringstream o;

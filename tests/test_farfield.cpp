@@ -338,10 +338,59 @@ TEST(FarField, FactoredOperatorsEqualTheDenseOnes) {
           << "L2L p " << p << " quadrant " << q;
     }
     for (int o = 0; o < kM2LOffsets; ++o) {
-      CMatrix f = from_factored(ops.m2l_real, ops.m2l_scale[o], n);
+      // Each offset's translation is the dense operator's leading block of its terms.
+      const int t = ops.m2l_kind_terms[std::size_t(ops.m2l_kind[std::size_t(o)])];
+      EXPECT_EQ(t, m2l_terms(p, o));
+      CMatrix f = from_factored(ops.m2l_real, ops.m2l_scale[o], t);
       f(0, 0) = ops.m2l_log[o];  // a_0 log(-w), apart
-      EXPECT_LE(row_relative_difference(f, ops.m2l[o]), 1e-14) << "M2L p " << p << " offset " << o;
+      EXPECT_LE(row_relative_difference(f, ops.m2l[o].topLeftCorner(t, t)), 1e-14)
+          << "M2L p " << p << " offset " << o;
     }
+  }
+}
+
+// The truncation per offset (docs/math.md section 3.4): the nearest offsets keep p + 1 terms,
+// the farther ones fewer, and every offset's translation is then no worse than the nearest
+// ones' (2x: rounding at p = 45). Sources and targets at the boxes' corners facing each other (where the series converge
+// slowest) and inside; the multipole is exact (its p + 1 terms of the sources), the error that of
+// the translation and the local expansion, against the direct sum.
+TEST(FarField, M2LTruncatedPerOffsetIsNoWorseThanTheNearestOffsets) {
+  const Complex corners[] = {{0.5, 0.5}, {-0.5, 0.5}, {0.5, -0.5}, {-0.5, -0.5}};
+  const Complex inside[] = {{0.1, -0.3}, {-0.4, 0.2}, {0.33, 0.41}};
+  const double q[] = {1.0, -0.7, 0.4, -1.3, 0.9, 0.25, -0.6};
+  for (int p : {12, 18, 30, 45}) {
+    const Operators ops(p);
+    std::vector<double> error(kM2LOffsets);
+    int fewer = 0;
+    for (int o = 0; o < kM2LOffsets; ++o) {
+      const auto d = m2l_offset(o);
+      const Complex w(d[0], d[1]);  // source centre, target box at 0, side 1
+      std::vector<Complex> src, tgt;
+      for (Complex c : corners) src.push_back(w + c), tgt.push_back(c);
+      for (Complex c : inside) src.push_back(w + c), tgt.push_back(-c);
+      // a_0 = sum q, A_k = -sum q (z - w)^k / k (section 3.2, s = 1).
+      Eigen::VectorXcd a = Eigen::VectorXcd::Zero(p + 1);
+      for (std::size_t j = 0; j < src.size(); ++j) {
+        a(0) += q[j];
+        Complex z = 1;
+        for (int k = 1; k <= p; ++k) a(k) -= q[j] * (z *= src[j] - w) / double(k);
+      }
+      const int t = m2l_terms(p, o);
+      fewer += t < p + 1 ? 1 : 0;
+      const Eigen::VectorXcd b = ops.m2l[o].topLeftCorner(t, t) * a.head(t);
+      for (Complex z : tgt) {
+        double ref = 0, got = eval_local(b.data(), t - 1, 0, 1, z);
+        for (std::size_t j = 0; j < src.size(); ++j) ref += q[j] * std::log(std::abs(z - src[j]));
+        error[o] = std::max(error[o], std::abs(got - ref));
+      }
+    }
+    double nearest = 0;
+    for (int o = 0; o < kM2LOffsets; ++o)
+      if (m2l_terms(p, o) == p + 1) nearest = std::max(nearest, error[o]);
+    EXPECT_GE(fewer, 24) << "p " << p << ": the offsets (3, *) keep fewer terms";
+    for (int o = 0; o < kM2LOffsets; ++o)
+      EXPECT_LE(error[o], 2 * nearest) << "p " << p << " offset " << o << " keeps "
+                                       << m2l_terms(p, o) << " terms";
   }
 }
 

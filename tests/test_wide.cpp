@@ -38,22 +38,27 @@ Widths widths() {
 TEST(Wide, TheProductIsTheSameAtBothWidths) {
   const Widths w = widths();
   NEED_BOTH_WIDTHS(w);
-  for (int n : {5, 31, 61}) {
-    const int rows = (n + kWideRows - 1) / kWideRows * kWideRows, cols = 4 * kWideCols;
-    std::vector<double> R = random(std::size_t(rows) * n, 1), S = random(std::size_t(n) * cols, 2);
-    std::vector<double> a(std::size_t(rows) * cols), b(a.size());
-    w.narrow->gemm(n, rows, cols, R.data(), S.data(), a.data());
-    w.wide->gemm(n, rows, cols, R.data(), S.data(), b.data());
-    EXPECT_EQ(a, b) << "n " << n;
-    // And the product itself, against a plain loop.
-    for (int j = 0; j < cols; ++j)
-      for (int i = 0; i < rows; ++i) {
-        double s = 0;
-        for (int k = 0; k < n; ++k)
-          s = std::fma(R[std::size_t(k) * rows + i], S[std::size_t(j) * n + k], s);
-        ASSERT_EQ(a[std::size_t(j) * rows + i], s) << "n " << n << " (" << i << ", " << j << ")";
-      }
-  }
+  // Row counts that end in every partial tile (8, 16, 24 past whole tiles of 32), and a leading
+  // block of a larger R (ld > rows: M2L's truncated translations).
+  for (int n : {5, 19, 31, 61})
+    for (int extra : {0, 8}) {
+      const int rows = (n + kWideRows - 1) / kWideRows * kWideRows, ld = rows + extra;
+      const int cols = 4 * kWideCols;
+      std::vector<double> R = random(std::size_t(ld) * n, 1), S = random(std::size_t(n) * cols, 2);
+      std::vector<double> a(std::size_t(rows) * cols), b(a.size());
+      w.narrow->gemm(n, rows, ld, cols, R.data(), S.data(), a.data());
+      w.wide->gemm(n, rows, ld, cols, R.data(), S.data(), b.data());
+      EXPECT_EQ(a, b) << "n " << n << " ld " << ld;
+      // And the product itself, against a plain loop.
+      for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < rows; ++i) {
+          double s = 0;
+          for (int k = 0; k < n; ++k)
+            s = std::fma(R[std::size_t(k) * ld + i], S[std::size_t(j) * n + k], s);
+          ASSERT_EQ(a[std::size_t(j) * rows + i], s)
+              << "n " << n << " ld " << ld << " (" << i << ", " << j << ")";
+        }
+    }
 }
 
 TEST(Wide, HornerAndPowerSumsAgreeAcrossWidths) {
