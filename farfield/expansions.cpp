@@ -300,11 +300,10 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
   // and a team per level spent more time waking than translating: the graded polygon's M2L at
   // 1e5 points took 3.9-5.2 ms on two threads that way, 0.45 ms this way, rows gp1e5 of
   // results/dev-machine/wave2c/operators_ab.txt). In each level each thread owns a contiguous
-  // range of target boxes and adds their pairs, target by target and each target's offset by
-  // offset, to blocks of factored translations: every offset and level shares the real matrix, so
-  // a block mixes them. Within an offset the pairs are sorted by target (each target at most
-  // once), so a thread's pairs are one contiguous run per offset: no races, no atomics, and
-  // every target adds its offsets in the same order whatever the thread count.
+  // range of target boxes and adds their pairs (M2LLevel: target by target, each target's in
+  // the order of their offsets) to blocks of factored translations: every offset and level
+  // shares the real matrix, so a block mixes them. No races, no atomics, and every target adds
+  // its offsets in the same order whatever the thread count.
   const Eigen::Index nd = e->nd;
   std::int64_t count = 0;  // a pair costs what a box's M2M does
   for (int l = first; l <= last; ++l) count += std::int64_t(plan.m2l[l].tgt.size());
@@ -318,33 +317,21 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
       const CMatrix& M = e->multipole[l];
       CMatrix& Lc = e->local[l];
       const std::int64_t nb = std::int64_t(tree.level[l].size());
-      const std::int32_t b0 = std::int32_t(nb * me / nth), b1 = std::int32_t(nb * (me + 1) / nth);
-      // Target by target (its local stays in cache for its pairs, and neighbouring targets share
-      // most sources), each target's pairs offset by offset.
-      std::int64_t pos[kM2LOffsets], end[kM2LOffsets];
-      for (int o = 0; o < kM2LOffsets; ++o) {
-        const std::int32_t* lo_it = pairs.tgt.data() + pairs.begin[o];
-        const std::int32_t* hi_it = pairs.tgt.data() + pairs.begin[o + 1];
-        pos[o] = std::lower_bound(lo_it, hi_it, b0) - pairs.tgt.data();
-        end[o] = std::lower_bound(lo_it, hi_it, b1) - pairs.tgt.data();
-      }
+      const std::int64_t b0 = nb * me / nth, b1 = nb * (me + 1) / nth;
       const std::size_t column_bytes = std::size_t(M.rows()) * nd * sizeof(Complex);
-      for (std::int32_t t = b0; t < b1; ++t) {
+      const std::int64_t* begin = pairs.target_begin.data();
+      for (std::int64_t t = b0; t < b1; ++t) {
         // The next target's sources asked for now: gathering them is what waits on memory.
-        for (int o = 0; o < kM2LOffsets; ++o) {
-          std::int64_t q = pos[o];
-          if (q < end[o] && pairs.tgt[q] == t) ++q;
-          if (q < end[o] && pairs.tgt[q] == t + 1) {
-            const char* c = reinterpret_cast<const char*>(&M(0, Eigen::Index(pairs.src[q]) * nd));
+        if (t + 1 < b1)
+          for (std::int64_t i = begin[t + 1]; i < begin[t + 2]; ++i) {
+            const char* c = reinterpret_cast<const char*>(&M(0, Eigen::Index(pairs.src[i]) * nd));
             for (std::size_t b = 0; b < column_bytes; b += 64) __builtin_prefetch(c + b);
           }
-        }
-        for (int o = 0; o < kM2LOffsets; ++o) {
-          if (pos[o] == end[o] || pairs.tgt[pos[o]] != t) continue;
+        for (std::int64_t i = begin[t]; i < begin[t + 1]; ++i) {
+          const int o = pairs.offset[i];
           // B_0 also gains a_0 log(-z0) = a_0 (log(-w) + log s).
-          block.add(ops.m2l_kind[o], &M(0, Eigen::Index(pairs.src[pos[o]]) * nd),
+          block.add(ops.m2l_kind[o], &M(0, Eigen::Index(pairs.src[i]) * nd),
                     &Lc(0, Eigen::Index(t) * nd), ops.m2l_scale[o], ops.m2l_log[o] + log_s);
-          ++pos[o];
         }
       }
     }
@@ -390,10 +377,11 @@ double far_field_flops(const Tree& tree, const Plan& plan, int p, const FarShape
   // A translation of t terms (M2L, M2M, L2L; docs/math.md section 3.4): the real product of two
   // real columns, 4 t^2, and the scalings around it, 6 t before and 8 t after; M2L's t per offset.
   auto translation = [](double t) { return 4 * t * t + 14 * t; };
+  double per_offset[kM2LOffsets];
+  for (int o = 0; o < kM2LOffsets; ++o) per_offset[o] = translation(m2l_terms(p, o));
   double m2l = 0;
   for (const M2LLevel& level : plan.m2l)
-    for (int o = 0; o < kM2LOffsets && !level.begin.empty(); ++o)
-      m2l += double(level.begin[o + 1] - level.begin[o]) * translation(m2l_terms(p, o));
+    for (std::uint8_t o : level.offset) m2l += per_offset[o];
   // Power sums per source and term: the power (6 flops) once, then per density 4 for a charge and
   // 8 for a dipole; Horner passes per target: one complex multiply-add per term, density and pass.
   const double per_source = 6 + nd * ((shape.charges ? 4 : 0) + (shape.dipoles ? 8 : 0));

@@ -87,8 +87,8 @@ using FarOutputs = OutputArrays;
 void P2M(const Tree& tree, const Operators& ops, const FarSources& s, Expansions* e, int threads);
 /// Level l+1 multipoles to level l.
 void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threads);
-/// Levels first..last: multipoles of interaction-list boxes to local expansions (grouped by
-/// offset into dense matrix products).
+/// Levels first..last: multipoles of interaction-list boxes to local expansions (blocks of
+/// factored translations, one real matrix product per kind of truncation).
 void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, int last,
          Expansions* e, int threads);
 /// Every level at once (plan.p2l_boxes): the sources of each box's X-list leaves into its local

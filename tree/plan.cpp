@@ -224,25 +224,31 @@ class Builder {
 
   // The V and X lists of level l from the chunks, in chunk order.
   void gather_level(int l, Plan* plan) {
+    // Offset by offset, chunk by chunk, counted and placed by target: each target's pairs come
+    // out in increasing order of their offset.
     M2LLevel& m2l = plan->m2l[l];
-    m2l.begin.assign(kM2LOffsets + 1, 0);
-    for (int o = 0; o < kM2LOffsets; ++o) {
-      std::int64_t n = 0;
-      for (const ChunkOut& c : out_) n += std::int64_t(c.m2l_tgt[o].size());
-      m2l.begin[o + 1] = m2l.begin[o] + n;
-    }
-    m2l.tgt.resize(m2l.begin[kM2LOffsets]);
-    m2l.src.resize(m2l.begin[kM2LOffsets]);
-    for (int o = 0; o < kM2LOffsets; ++o) {
-      std::int64_t at = m2l.begin[o];
+    const std::size_t boxes = tree_.level[l].size();
+    m2l.target_begin.assign(boxes + 1, 0);
+    for (const ChunkOut& c : out_)
+      for (int o = 0; o < kM2LOffsets; ++o)
+        for (std::int32_t t : c.m2l_tgt[o]) ++m2l.target_begin[std::size_t(t) + 1];
+    for (std::size_t b = 0; b < boxes; ++b) m2l.target_begin[b + 1] += m2l.target_begin[b];
+    const std::int64_t pairs = m2l.target_begin[boxes];
+    m2l.tgt.resize(std::size_t(pairs));
+    m2l.src.resize(std::size_t(pairs));
+    m2l.offset.resize(std::size_t(pairs));
+    std::vector<std::int64_t> next(m2l.target_begin.begin(), m2l.target_begin.end() - 1);
+    for (int o = 0; o < kM2LOffsets; ++o)
       for (ChunkOut& c : out_) {
-        std::copy(c.m2l_tgt[o].begin(), c.m2l_tgt[o].end(), m2l.tgt.begin() + at);
-        std::copy(c.m2l_src[o].begin(), c.m2l_src[o].end(), m2l.src.begin() + at);
-        at += std::int64_t(c.m2l_tgt[o].size());
+        for (std::size_t i = 0; i < c.m2l_tgt[o].size(); ++i) {
+          const std::size_t k = std::size_t(next[std::size_t(c.m2l_tgt[o][i])]++);
+          m2l.tgt[k] = c.m2l_tgt[o][i];
+          m2l.src[k] = c.m2l_src[o][i];
+          m2l.offset[k] = std::uint8_t(o);
+        }
         c.m2l_tgt[o].clear();
         c.m2l_src[o].clear();
       }
-    }
     plan->m2l_pairs += m2l.tgt.size();
 
     const Level& lv = tree_.level[l];

@@ -26,13 +26,14 @@ constexpr int kM2LOffsets = 40;
 int m2l_offset_index(int dx, int dy);
 std::array<int, 2> m2l_offset(int index);
 
-/// \brief M2L work of one level, grouped by offset: for offset o, the pairs
-/// (tgt[i], src[i]) for i in [begin[o], begin[o+1]) -- each target at most once per offset,
-/// so one offset's pairs can be processed in parallel without races. Within an offset the pairs
-/// are sorted by target.
+/// \brief M2L work of one level, target by target: target box b's pairs (tgt[i] = b, src[i]) are
+/// i in [target_begin[b], target_begin[b+1]), in increasing order of their offset (offset[i], the
+/// m2l_offset_index of src[i] from b). M2L walks a thread's range of targets in order: each local
+/// expansion has one writer and adds its offsets in the same order whatever the thread count.
 struct M2LLevel {
-  std::vector<std::int64_t> begin;  ///< kM2LOffsets + 1 entries
+  std::vector<std::int64_t> target_begin;  ///< boxes of the level + 1
   std::vector<std::int32_t> tgt, src;
+  std::vector<std::uint8_t> offset;
 };
 
 /// \brief A list of boxes per item (CSR): item i's boxes are box[begin[i] .. begin[i+1]).
