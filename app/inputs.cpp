@@ -373,10 +373,11 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   // A tree and its plan: per box its level entry (key, 4 ranges, parent, children: 48 bytes)
   // and X-list start (8); per leaf its BoxRef, near list (4 starts and about 5 merged ranges of
   // 16 bytes) and W-list start; per M2L pair two int32. Vectors grown by push_back keep up to
-  // twice their size: counted twice (tests/memory_estimate.py holds the estimate against the
-  // measured peak).
+  // twice their size: counted twice. Not grown so: each M2L pair's offset (1) and each box's
+  // start of its pairs (8). (tests/memory_estimate.py holds the estimate against the measured
+  // peak: 1.0-1.3 of it at 1e5, 1e6 and 3e6 points.)
   auto tree_plan = [](const TreeSize& t) {
-    return 2 * (56 * t.boxes + 128 * t.leaves + 8 * t.m2l_pairs);
+    return 2 * (56 * t.boxes + 128 * t.leaves + 8 * t.m2l_pairs) + 8 * t.boxes + t.m2l_pairs;
   };
   // The Morton sort of one point set of n: its keys (8), the records (key, index, x, y: 32) and
   // the sorted index, x, y (24); the records go when it ends, the keys with attach_points.
@@ -384,6 +385,10 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   // Each near-field back end's host arrays: resident (set-up to the end) and the set-up's
   // transient layout.
   double resident = 0, layout = 0;
+  // A device back end's evaluation also puts the far field's outputs in caller order while the
+  // device works (EvaluationArrays::stage_far_field).
+  const bool device = m.backend == "shared" || m.backend == "repetition-gpu" ||
+                      m.backend == "indexing" || m.backend == "repetition";
   if (m.backend == "shared" || m.backend == "repetition-gpu") {
     resident = 8 * strengths * S + 8 * outputs * R;  // pinned charges and outputs (ChargeIo)
     // shared's slot arrays (x, y: 16; caller index, tree target, leaf: 12) and union lists
@@ -410,9 +415,10 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   const double kept = 24 * (S + T) + tree_plan(m.evaluated) + resident;
   e.setup = kept + layout;
   // Per evaluation: the expansions (multipole and local, p + 1 complex per box and density), the
-  // tree-order charges and far-field outputs, and the caller-order result.
+  // tree-order charges and far-field outputs (and their caller-order copy beside a device), and
+  // the caller-order result.
   e.evaluation = kept + 32.0 * (m.terms + 1) * m.evaluated.boxes * nd + 8 * strengths * S +
-                 8 * outputs * R + 8 * outputs * R;
+                 8 * outputs * R * (device ? 2 : 1) + 8 * outputs * R;
   return e;
 }
 

@@ -23,7 +23,9 @@ std::vector<std::vector<char>> kept_boxes(const Tree& shape, const Plan& plan, s
   for (std::int64_t g : ghost_leaves) mark(shape.leaves[g]);
   for (int l = 1; l <= L; ++l) {
     for (std::int32_t b : plan.m2l[l].src) keep[l][b] = 1;
-    for (std::int32_t b : plan.m2l[l].tgt) keep[l][b] = 1;
+    const M2LLevel& v = plan.m2l[l];
+    for (std::size_t b = 0; b + 1 < v.target_begin.size(); ++b)
+      if (v.pairs_of(b) > 0) keep[l][b] = 1;
     const BoxLists& x = plan.p2l[l];
     for (std::size_t b = 0; b < x.items(); ++b)
       if (x.begin[b + 1] > x.begin[b]) keep[l][b] = 1;

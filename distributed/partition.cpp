@@ -75,7 +75,9 @@ LeafWork leaf_work(const Tree& shape, const RestrictedTargets& restricted, const
   std::vector<std::vector<FarWork>> box(std::size_t(L) + 1);
   for (int l = 1; l <= L; ++l) box[l].assign(shape.level[l].size(), FarWork{});
   for (int l = 3; l <= L; ++l) {
-    for (std::int32_t b : plan.m2l[l].tgt) box[l][b].m2l += 1;
+    const M2LLevel& v = plan.m2l[l];
+    for (std::size_t b = 0; b + 1 < v.target_begin.size(); ++b)
+      box[l][b].m2l += double(v.pairs_of(b));
     const BoxLists& x = plan.p2l[l];
     for (std::size_t b = 0; b < x.items(); ++b)
       for (std::int64_t e = x.begin[b]; e < x.begin[b + 1]; ++e)

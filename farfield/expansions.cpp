@@ -154,10 +154,15 @@ void Expansions::reset(const Tree& tree, int p, int densities, int threads) {
     if (multipole[l].cols() != cols || multipole[l].rows() != p + 1) {
       multipole[l].resize(p + 1, cols);
       local[l].resize(p + 1, cols);
+      for (CMatrix* m : {&multipole[l], &local[l]})
+        parallel_fill(m->data(), std::size_t(m->size()), Complex(0), threads);
     }
-    for (CMatrix* m : {&multipole[l], &local[l]})
-      parallel_fill(m->data(), std::size_t(m->size()), Complex(0), threads);
   }
+}
+
+void zero_columns(CMatrix* m, std::int64_t box, int nd) {
+  Complex* c = &(*m)(0, Eigen::Index(box) * nd);
+  std::fill(c, c + m->rows() * nd, Complex(0));
 }
 
 namespace {
@@ -284,11 +289,14 @@ void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
   {
     const int nth = omp_get_num_threads(), me = omp_get_thread_num();
     FactoredBlock block(ops.m2m_real, ops.p, {ops.p + 1}, int(nd));
-    for (std::int64_t b = nb * me / nth; b < nb * (me + 1) / nth; ++b)
+    for (std::int64_t b = nb * me / nth; b < nb * (me + 1) / nth; ++b) {
+      // A box with children: its multipole is theirs alone (its first write, in cache).
+      if (parents.child_begin[b] < parents.child_begin[b + 1]) zero_columns(&Mp, b, int(nd));
       for (std::int32_t c = parents.child_begin[b]; c < parents.child_begin[b + 1]; ++c)
         if (children.has_sources(c))
           block.add(0, &Mc(0, Eigen::Index(c) * nd), &Mp(0, b * nd),
                     ops.m2m_scale[children.key[c] & 3]);
+    }
     block.flush();
   }
 }
@@ -306,7 +314,7 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
   // its offsets in the same order whatever the thread count.
   const Eigen::Index nd = e->nd;
   std::int64_t count = 0;  // a pair costs what a box's M2M does
-  for (int l = first; l <= last; ++l) count += std::int64_t(plan.m2l[l].tgt.size());
+  for (int l = first; l <= last; ++l) count += std::int64_t(plan.m2l[l].pairs());
 #pragma omp parallel num_threads(team_size(threads, count* nd, kParallelMinBoxes))
   {
     const int nth = omp_get_num_threads(), me = omp_get_thread_num();
@@ -327,6 +335,7 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
             const char* c = reinterpret_cast<const char*>(&M(0, Eigen::Index(pairs.src[i]) * nd));
             for (std::size_t b = 0; b < column_bytes; b += 64) __builtin_prefetch(c + b);
           }
+        zero_columns(&Lc, t, int(nd));  // every local of the level: M2L writes it first
         for (std::int64_t i = begin[t]; i < begin[t + 1]; ++i) {
           const int o = pairs.offset[i];
           // B_0 also gains a_0 log(-z0) = a_0 (log(-w) + log s).

@@ -65,15 +65,21 @@ int m2l_terms(int p, int offset);
 
 /// \brief Expansions of every level for nd densities: column b * nd + d of multipole[l]
 /// (local[l]) holds box b's p+1 scaled coefficients of density d, so a box's densities are
-/// contiguous columns that every translation multiplies at once. Allocated once per geometry,
-/// zeroed per evaluation.
+/// contiguous columns that every translation multiplies at once. Allocated once per geometry.
+/// Not zeroed per evaluation: each operator zeroes what it accumulates into just before (one
+/// pass over memory fewer; at 1e8 points the expansions are gigabytes): P2M every leaf with
+/// sources, M2M every box with children, M2L every local of its levels (the caller zeroes the
+/// multipoles of the other leaves: solver/far_field.hpp). So an evaluation runs P2M, M2M down
+/// to level 3 and M2L over levels 3..L before anything reads them.
 struct Expansions {
   int nd = 1;
   std::vector<CMatrix> multipole, local;
-  /// Sized for the tree and nd densities, and zeroed (in parallel: the first evaluation also
-  /// touches them first).
+  /// Sized for the tree and nd densities; zeroed (in parallel: first touch) when allocated.
   void reset(const Tree& tree, int p, int densities, int threads);
 };
+
+/// Zeroes box `box`'s nd columns of m.
+void zero_columns(CMatrix* m, std::int64_t box, int nd);
 
 /// The sources' strengths in tree order (kernel/arrays.hpp), nd x n_sources each.
 using FarSources = StrengthArrays;

@@ -127,6 +127,7 @@ void P2M(const Tree& tree, const Operators& ops, const FarSources& s, Expansions
     ps.dipoles = s.mx != nullptr;
     ps.run(m, wr, wi, s, ns, j0);
     const double inv_s = 1.0 / tree.box_size(r.level);
+    zero_columns(&e->multipole[r.level], r.box, nd);
     for (int d = 0; d < nd; ++d) {
       Complex* a = &e->multipole[r.level](0, r.box * nd + d);
       if (ps.charges) {

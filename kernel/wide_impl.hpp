@@ -30,7 +30,8 @@ int gemm_tiles(int n, int i0, int rows, int ld, const double* R, const double* s
       }
     }
     for (int c = 0; c < kCols; ++c)
-      for (int r = 0; r < RV; ++r) V::store(out + static_cast<long>(c) * rows + i0 + r * V::W, acc[r][c]);
+      for (int r = 0; r < RV; ++r)
+        V::store(out + static_cast<long>(c) * rows + i0 + r * V::W, acc[r][c]);
   }
   if constexpr (RV > 1) i0 = gemm_tiles<V, RV / 2>(n, i0, rows, ld, R, s, out);
   return i0;

@@ -82,6 +82,7 @@ FarOutputs EvaluationArrays::far_outputs(const Tree& tree, int nd, bool field, b
     parallel_fill(a->data(), all, 0.0, threads);
     return a->data();
   };
+  staged_now_ = false;
   FarOutputs out;
   out.phi = zeroed(&phi_);
   if (field) {
@@ -95,9 +96,41 @@ FarOutputs EvaluationArrays::far_outputs(const Tree& tree, int nd, bool field, b
   return out;
 }
 
+void EvaluationArrays::stage_far_field(const Tree& tree, int nd, bool field, bool hessian,
+                                       int threads) {
+  const std::size_t nt = tree.n_targets(), all = std::size_t(nd) * nt;
+  const std::int64_t* to = tree.tgt_index();
+  const Array<double>* from[5] = {&phi_, &ex_, &ey_, &hxx_, &hxy_};
+  const bool wanted[5] = {true, field, field, hessian, hessian};
+  for (int c = 0; c < 5; ++c) {
+    if (!wanted[c]) continue;
+    staged_[c].resize(all);
+    const double* f = from[c]->data();
+    double* t = staged_[c].data();
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::size_t k = 0; k < all; ++k) {
+      const std::size_t d = k / nt, i = k - d * nt;
+      t[d * nt + std::size_t(to[i])] = f[k];
+    }
+  }
+  staged_now_ = true;
+}
+
 void EvaluationArrays::add_far_field(const Tree& tree, int nd, bool field, bool hessian,
                                      const Outputs& out, int threads) const {
   const std::size_t nt = tree.n_targets(), all = std::size_t(nd) * nt;
+  double* outputs[5] = {out.potential, out.field_x, out.field_y, out.hessian_xx, out.hessian_xy};
+  const bool wanted[5] = {true, field, field, hessian, hessian};
+  if (staged_now_) {
+    for (int c = 0; c < 5; ++c) {
+      if (!wanted[c]) continue;
+      const double* f = staged_[c].data();
+      double* o = outputs[c];
+#pragma omp parallel for simd num_threads(threads) schedule(static)
+      for (std::size_t k = 0; k < all; ++k) o[k] += f[k];
+    }
+    return;
+  }
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (std::size_t k = 0; k < all; ++k) {
     const std::size_t d = k / nt, i = k - d * nt;

@@ -34,7 +34,14 @@ class EvaluationArrays {
   FarSources tree_order(const Tree& tree, const Strengths& s, int nd, int threads);
   /// The far field's tree-order outputs, zeroed.
   FarOutputs far_outputs(const Tree& tree, int nd, bool field, bool hessian, int threads);
-  /// The far field's outputs added to the caller-order outputs (nd x targets).
+  /// The far field's outputs put in caller order, in arrays of their own: the permutation's
+  /// scattered writes done while a device's near field still runs (the far field's threads are
+  /// free then), so that add_far_field is a stream. Tree-order targets are a permutation of the
+  /// caller's, so every element is written once.
+  void stage_far_field(const Tree& tree, int nd, bool field, bool hessian, int threads);
+  /// The far field's outputs added to the caller-order outputs (nd x targets): the staged ones
+  /// element by element where stage_far_field ran for this evaluation, else through the
+  /// permutation. Each output is near + far either way (one addition): the same bits.
   void add_far_field(const Tree& tree, int nd, bool field, bool hessian, const Outputs& out,
                      int threads) const;
 
@@ -42,6 +49,8 @@ class EvaluationArrays {
   std::vector<double> mom_x_, mom_y_, q_merged_, mx_merged_, my_merged_;
   Array<double> q_, mx_, my_;                // nd x sources, tree order
   Array<double> phi_, ex_, ey_, hxx_, hxy_;  // nd x targets, tree order
+  Array<double> staged_[5];                  // the same in caller order (stage_far_field)
+  bool staged_now_ = false;                  // stage_far_field ran for this evaluation
 };
 
 /// The outputs finished: back from scaled coordinates (+ log S per paired charge, derivatives

@@ -7,6 +7,7 @@
 #include "farfield/expansions.hpp"
 #include "kernel/pair.hpp"
 #include "solver/points.hpp"
+#include "solver/strengths.hpp"
 #include "tests/test_util.hpp"
 
 namespace mlfma2d {
@@ -138,11 +139,10 @@ double local_error(const Geometry& s, const Expansions& e, int l, int from, int 
     for (Complex dir : {Complex(0.3, -0.2), Complex(-0.45, 0.45), Complex(0, 0)}) {
       const Complex z = c + side * dir;
       double ref = 0;
-      for (std::size_t i = 0; i < pairs.tgt.size(); ++i)
-        if (pairs.tgt[i] == a) {
-          const Level& src = t.level[from];
-          ref += direct(s, src.src_begin[pairs.src[i]], src.src_end[pairs.src[i]], z);
-        }
+      for (std::int64_t i = pairs.target_begin[a]; i < pairs.target_begin[a + 1]; ++i) {
+        const Level& src = t.level[from];
+        ref += direct(s, src.src_begin[pairs.src[i]], src.src_end[pairs.src[i]], z);
+      }
       const double got = eval_local(&e.local[l](0, b), p, c, side, z);
       num += (got - ref) * (got - ref);
       den += ref * ref;
@@ -208,13 +208,14 @@ TEST(FarField, L2PPotentialAndFieldMatchDirectSum) {
   const Level& leaf = t.level[t.levels];
   const M2LLevel& pairs = s.plan.m2l[l];
   TargetSums ref(t.n_targets());
-  for (std::size_t i = 0; i < pairs.tgt.size(); ++i) {
-    const std::int32_t b = pairs.tgt[i], src = pairs.src[i];
-    for (std::int64_t k = leaf.tgt_begin[b]; k < leaf.tgt_end[b]; ++k)
-      for (std::int64_t j = leaf.src_begin[src]; j < leaf.src_end[src]; ++j)
-        log_pair_field(t.tx()[k], t.ty()[k], t.sx[j], t.sy[j], s.q[j], &ref.phi[k], &ref.ex[k],
-                       &ref.ey[k]);
-  }
+  for (std::size_t b = 0; b < leaf.size(); ++b)
+    for (std::int64_t i = pairs.target_begin[b]; i < pairs.target_begin[b + 1]; ++i) {
+      const std::int32_t src = pairs.src[std::size_t(i)];
+      for (std::int64_t k = leaf.tgt_begin[b]; k < leaf.tgt_end[b]; ++k)
+        for (std::int64_t j = leaf.src_begin[src]; j < leaf.src_end[src]; ++j)
+          log_pair_field(t.tx()[k], t.ty()[k], t.sx[j], t.sy[j], s.q[j], &ref.phi[k], &ref.ex[k],
+                         &ref.ey[k]);
+    }
   expect_field_converges(s, ref, 1e-10, 1e-9,
                          [&](const Operators& ops, Expansions* e, const FarOutputs& out) {
                            P2M(t, ops, FarSources{s.q.data()}, e, kThreads);
@@ -351,9 +352,9 @@ TEST(FarField, FactoredOperatorsEqualTheDenseOnes) {
 
 // The truncation per offset (docs/math.md section 3.4): the nearest offsets keep p + 1 terms,
 // the farther ones fewer, and every offset's translation is then no worse than the nearest
-// ones' (2x: rounding at p = 45). Sources and targets at the boxes' corners facing each other (where the series converge
-// slowest) and inside; the multipole is exact (its p + 1 terms of the sources), the error that of
-// the translation and the local expansion, against the direct sum.
+// ones' (2x: rounding at p = 45). Sources and targets at the boxes' corners facing each other
+// (where the series converge slowest) and inside; the multipole is exact (its p + 1 terms of the
+// sources), the error that of the translation and the local expansion, against the direct sum.
 TEST(FarField, M2LTruncatedPerOffsetIsNoWorseThanTheNearestOffsets) {
   const Complex corners[] = {{0.5, 0.5}, {-0.5, 0.5}, {0.5, -0.5}, {-0.5, -0.5}};
   const Complex inside[] = {{0.1, -0.3}, {-0.4, 0.2}, {0.33, 0.41}};
@@ -389,8 +390,45 @@ TEST(FarField, M2LTruncatedPerOffsetIsNoWorseThanTheNearestOffsets) {
       if (m2l_terms(p, o) == p + 1) nearest = std::max(nearest, error[o]);
     EXPECT_GE(fewer, 24) << "p " << p << ": the offsets (3, *) keep fewer terms";
     for (int o = 0; o < kM2LOffsets; ++o)
-      EXPECT_LE(error[o], 2 * nearest) << "p " << p << " offset " << o << " keeps "
-                                       << m2l_terms(p, o) << " terms";
+      EXPECT_LE(error[o], 2 * nearest)
+          << "p " << p << " offset " << o << " keeps " << m2l_terms(p, o) << " terms";
+  }
+}
+
+// The far field's outputs reach the caller's order the same way whether they are staged while
+// a device works (stage_far_field, then a stream) or added through the permutation after it:
+// bitwise, for self-evaluation and separate targets, every output, two densities.
+TEST(FarField, StagedOutputsAddTheSameBitsAsThePermutation) {
+  const PointSet src = testing::make_points("clusters", 3000, 5);
+  const PointSet tgt = testing::make_points("uniform", 2000, 6);
+  for (bool self : {true, false}) {
+    const Tree tree =
+        self ? build_tree(src.x, src.y, {}, {}, 16, 0, nullptr, kThreads, TreeKind::Adaptive)
+             : build_tree(src.x, src.y, tgt.x, tgt.y, 16, 0, nullptr, kThreads, TreeKind::Adaptive);
+    const std::size_t nt = tree.n_targets(), all = 2 * nt;
+    EvaluationArrays arrays;
+    std::vector<double> near[5], direct[5], staged[5];
+    for (int c = 0; c < 5; ++c) {
+      near[c] = testing::make_points("uniform", all, 20 + c).x;
+      direct[c] = staged[c] = near[c];
+    }
+    auto outputs = [](std::vector<double>* o) {
+      return Outputs{o[0].data(), o[1].data(), o[2].data(), o[3].data(), o[4].data(), nullptr};
+    };
+    for (bool stage : {false, true}) {
+      const FarOutputs far = arrays.far_outputs(tree, 2, true, true, kThreads);
+      double* arrays_of[5] = {far.phi, far.ex, far.ey, far.hxx, far.hxy};
+      for (int c = 0; c < 5; ++c) {
+        const std::vector<double> v = testing::make_points("uniform", all, 40 + c).y;
+        std::copy(v.begin(), v.end(), arrays_of[c]);
+      }
+      if (stage) arrays.stage_far_field(tree, 2, true, true, kThreads);
+      arrays.add_far_field(tree, 2, true, true, outputs(stage ? staged : direct), kThreads);
+    }
+    for (int c = 0; c < 5; ++c) {
+      EXPECT_EQ(staged[c], direct[c]) << "output " << c << (self ? ", self" : ", separate");
+      EXPECT_NE(staged[c], near[c]) << "the far field was added";
+    }
   }
 }
 

@@ -429,8 +429,9 @@ void expect_exact_cover(const Tree& tree, const Plan& plan) {
     for (std::int64_t k = plan.m2p.begin[i]; k < plan.m2p.begin[i + 1]; ++k) add(plan.m2p.box[k]);
     for (BoxRef a = leaf; a.level >= 1; a = BoxRef{a.level - 1, tree.at(a).parent[a.box]}) {
       const M2LLevel& v = plan.m2l[a.level];
-      for (std::size_t k = 0; k < v.tgt.size(); ++k)
-        if (v.tgt[k] == a.box) add(BoxRef{a.level, v.src[k]});
+      if (!v.target_begin.empty())
+        for (std::int64_t k = v.target_begin[a.box]; k < v.target_begin[a.box + 1]; ++k)
+          add(BoxRef{a.level, v.src[std::size_t(k)]});
       const BoxLists& x = plan.p2l[a.level];
       for (std::int64_t k = x.begin[a.box]; k < x.begin[a.box + 1]; ++k) {
         ASSERT_TRUE(tree.at(x.box[k]).is_leaf(x.box[k].box)) << "an X entry is a leaf";
@@ -517,7 +518,8 @@ TEST(Plan, ListsDoNotDependOnTheThreadCount) {
     EXPECT_EQ(a.p2l[l].begin, b.p2l[l].begin);
     // Within an offset the pairs are sorted by target, each target at most once: the same set
     // is the same sequence.
-    EXPECT_EQ(a.m2l[l].tgt, b.m2l[l].tgt);
+    EXPECT_EQ(a.m2l[l].target_begin, b.m2l[l].target_begin);
+    EXPECT_EQ(a.m2l[l].offset, b.m2l[l].offset);
     EXPECT_EQ(a.m2l[l].src, b.m2l[l].src);
   }
 }
@@ -536,7 +538,8 @@ TEST(Plan, InteractionListsHaveAtMost27BoxesAndNearListsAtMost9) {
   EXPECT_LT(ranges, 9 * plan.near.leaves() * 3 / 4);
   for (int l = 3; l <= tree.levels; ++l) {
     std::map<std::int32_t, int> per_box;
-    for (auto b : plan.m2l[l].tgt) ++per_box[b];
+    for (std::size_t b = 0; b < tree.level[l].size(); ++b)
+      if (plan.m2l[l].pairs_of(b) > 0) per_box[std::int32_t(b)] = int(plan.m2l[l].pairs_of(b));
     for (auto& kv : per_box) EXPECT_LE(kv.second, 27);
     if (l == tree.levels) {
       int most = 0;

@@ -249,7 +249,7 @@ class Builder {
         c.m2l_tgt[o].clear();
         c.m2l_src[o].clear();
       }
-    plan->m2l_pairs += m2l.tgt.size();
+    plan->m2l_pairs += m2l.pairs();
 
     const Level& lv = tree_.level[l];
     BoxLists& x = plan->p2l[l];

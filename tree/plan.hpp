@@ -34,6 +34,8 @@ struct M2LLevel {
   std::vector<std::int64_t> target_begin;  ///< boxes of the level + 1
   std::vector<std::int32_t> tgt, src;
   std::vector<std::uint8_t> offset;
+  std::size_t pairs() const { return src.size(); }
+  std::int64_t pairs_of(std::size_t b) const { return target_begin[b + 1] - target_begin[b]; }
 };
 
 /// \brief A list of boxes per item (CSR): item i's boxes are box[begin[i] .. begin[i+1]).
