@@ -49,7 +49,7 @@ struct Operators {
   std::vector<Scaling> m2l_scale;
   std::vector<Complex> m2l_log;
   // M2L truncated per offset (m2l_terms below): offset o keeps the leading m2l_kind_terms[
-  // m2l_kind[o]] coefficients; the kinds are the distinct counts, largest (p + 1) first.
+  // m2l_kind[o]] coefficients; the kinds are the distinct counts, in the offsets' order.
   std::vector<int> m2l_kind, m2l_kind_terms;
   explicit Operators(int terms);
 
