@@ -111,7 +111,7 @@ Scaling::Scaling(const std::vector<Complex>& before, const std::vector<Complex>&
 //        before_k = (-1/w)^k,  after_l = w^-l;  B_0 += a_0 log(-w) apart.
 void Operators::factor(const std::vector<std::vector<double>>& C) {
   const int n = p + 1;
-  rows = (n + kWideRows - 1) / kWideRows * kWideRows;
+  rows = wide_rows(n);
   m2m_real = RMatrix::Zero(rows, n);
   l2l_real = RMatrix::Zero(rows, n);
   m2l_real = RMatrix::Zero(rows, n);
@@ -184,7 +184,7 @@ class FactoredBlock {
     for (std::size_t c = 0; c < terms.size(); ++c) {
       Kind& k = kinds_[c];
       k.n = terms[c];
-      k.rows = (k.n + kWideRows - 1) / kWideRows * kWideRows;
+      k.rows = wide_rows(k.n);
       k.S = storage(2 * c, std::size_t(k.n) * cols);
       k.V = storage(2 * c + 1, std::size_t(k.rows) * cols);
     }

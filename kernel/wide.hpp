@@ -59,6 +59,8 @@ constexpr int kWideBatch[3] = {8, 4, 2};
 /// Rows of R are padded to a multiple of this (one 512-bit vector: the row tiles of every width
 /// divide it); columns of S and V to a multiple of kWideCols.
 constexpr int kWideRows = 8;
+/// The rows of R a product of n terms multiplies: n padded to a multiple of kWideRows.
+constexpr int wide_rows(int n) { return (n + kWideRows - 1) / kWideRows * kWideRows; }
 constexpr int kWideCols = 6;
 
 /// The widest kernels this CPU and this build have (512-bit where both have AVX-512), or the

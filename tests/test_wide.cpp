@@ -42,7 +42,7 @@ TEST(Wide, TheProductIsTheSameAtBothWidths) {
   // block of a larger R (ld > rows: M2L's truncated translations).
   for (int n : {5, 19, 31, 61})
     for (int extra : {0, 8}) {
-      const int rows = (n + kWideRows - 1) / kWideRows * kWideRows, ld = rows + extra;
+      const int rows = wide_rows(n), ld = rows + extra;
       const int cols = 4 * kWideCols;
       std::vector<double> R = random(std::size_t(ld) * n, 1), S = random(std::size_t(n) * cols, 2);
       std::vector<double> a(std::size_t(rows) * cols), b(a.size());
