@@ -233,11 +233,7 @@ Result run_solver(const LoadedInput& in, const Options& options, int repeat,
   shape.sources = points.x.size();
   shape.targets = nt;
   shape.self = in.self();
-  shape.field = options.field;
-  shape.hessian = options.hessian;
-  shape.densities = options.densities;
-  shape.dipoles = options.dipoles;
-  shape.backend = options.backend;
+  shape.options = options;
   check_memory("evaluating " + std::to_string(points.x.size()) + " sources at " +
                    std::to_string(nt) + " targets",
                evaluation_memory(shape).peak());
@@ -254,7 +250,7 @@ Result run_solver(const LoadedInput& in, const Options& options, int repeat,
   const TreeStats& stats = solver->stats();
   // With the tree, its plan, the candidates of --ct auto and the back end known: the whole
   // estimate; what the evaluation still adds must fit.
-  shape.backend = solver->auto_choice().backend;
+  shape.options.backend = solver->auto_choice().backend;
   shape.terms = stats.terms;
   shape.evaluated = {double(stats.boxes), double(stats.leaf_boxes), double(stats.m2l_pairs)};
   for (const CapacityCandidate& c : solver->auto_choice().candidates) {

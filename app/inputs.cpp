@@ -367,9 +367,10 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   const double S = double(m.sources), T = m.self ? 0.0 : double(m.targets), R = double(m.targets);
   // Per source: nd strengths, and with dipoles nd strengths more and their moments (2 nd); per
   // target nd x (1 potential, 2 field, 3 Hessian components) outputs.
-  const double nd = double(std::max(m.densities, 1));
-  const double strengths = m.dipoles ? 4 * nd : nd;
-  const double outputs = nd * ((m.field ? 3 : 1) + (m.hessian ? 3 : 0));
+  const Options& o = m.options;
+  const double nd = double(std::max(o.densities, 1));
+  const double strengths = o.dipoles ? 4 * nd : nd;
+  const double outputs = nd * ((o.field ? 3 : 1) + (o.hessian ? 3 : 0));
   // A tree and its plan: per box its level entry (key, 4 ranges, parent, children: 48 bytes)
   // and X-list start (8); per leaf its BoxRef, near list (4 starts and about 5 merged ranges of
   // 16 bytes) and W-list start; per M2L pair two int32. Vectors grown by push_back keep up to
@@ -387,18 +388,18 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   double resident = 0, layout = 0;
   // A device back end's evaluation also puts the far field's outputs in caller order while the
   // device works (EvaluationArrays::stage_far_field).
-  const bool device = m.backend == "shared" || m.backend == "repetition-gpu" ||
-                      m.backend == "indexing" || m.backend == "repetition";
-  if (m.backend == "shared" || m.backend == "repetition-gpu") {
+  const bool device = o.backend == "shared" || o.backend == "repetition-gpu" ||
+                      o.backend == "indexing" || o.backend == "repetition";
+  if (o.backend == "shared" || o.backend == "repetition-gpu") {
     resident = 8 * strengths * S + 8 * outputs * R;  // pinned charges and outputs (ChargeIo)
     // shared's slot arrays (x, y: 16; caller index, tree target, leaf: 12) and union lists
     // (about 8 int32 a target); repetition-gpu uploads the tree's arrays directly.
-    if (m.backend == "shared") layout = 28 * R + 32 * R;
-  } else if (m.backend == "indexing") {
+    if (o.backend == "shared") layout = 28 * R + 32 * R;
+  } else if (o.backend == "indexing") {
     // Its own caller-order coordinates, pinned coordinates, charges and outputs, and one chunk's
     // index arrays (a target index and about 9 t source indices a target, int32).
     resident = 16 * (S + T) + 8 * (2 * R + (2 + strengths) * S + outputs * R) + 4 * R * 10;
-  } else if (m.backend == "repetition") {
+  } else if (o.backend == "repetition") {
     // + two 1 GiB record chunks
     resident = 8 * strengths * S + 8 * outputs * R + 2.0 * 1024 * 1024 * 1024;
   } else {  // cpu, and auto before it is chosen: charges and outputs in tree order
@@ -412,13 +413,17 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   std::sort(c.rbegin(), c.rend());
   const double two = (c.size() > 0 ? c[0] : 0) + (c.size() > 1 ? c[1] : 0);
   e.choose = 8 * (S + T) + sorted + 1 * (S + T) + two;  // keys + sorted + Crowding's depths
-  const double kept = 24 * (S + T) + tree_plan(m.evaluated) + resident;
+  // Kept from set-up on: the tree's index and coordinates per point (24), the permutations
+  // between caller and tree order (8 per target, and per source with separate targets:
+  // EvaluationArrays::index_points), the tree and plan, the back end's.
+  const double permutations = 8 * R + (m.self ? 0 : 8 * S);
+  const double kept = 24 * (S + T) + permutations + tree_plan(m.evaluated) + resident;
   e.setup = kept + layout;
   // Per evaluation: the expansions (multipole and local, p + 1 complex per box and density), the
-  // tree-order charges and far-field outputs (and their caller-order copy beside a device), and
-  // the caller-order result.
+  // tree-order charges and far-field outputs (and their caller-order copy beside a device), the
+  // caller-order result and the permutations' scratch.
   e.evaluation = kept + 32.0 * (m.terms + 1) * m.evaluated.boxes * nd + 8 * strengths * S +
-                 8 * outputs * R * (device ? 2 : 1) + 8 * outputs * R;
+                 8 * outputs * R * (device ? 2 : 1) + 8 * outputs * R + permutations;
   return e;
 }
 

@@ -153,13 +153,12 @@ struct TreeSize {
 /// trees alive at once (empty before the tree is known: the estimate is then a lower bound).
 struct MemoryShape {
   std::size_t sources = 0, targets = 0;
-  bool self = true, field = false;
-  bool hessian = false;
-  int densities = 1;  ///< nd
-  bool dipoles = false;
-  std::string backend;  ///< as run ("auto" before it is resolved: counted as cpu)
-  int terms = 0;        ///< expansion terms p (0: unknown, no expansions counted)
-  TreeSize evaluated;   ///< the tree evaluated on
+  bool self = true;
+  /// The evaluation's: its outputs (field, hessian), densities, dipoles and the back end as run
+  /// ("auto" before it is resolved: counted as cpu).
+  Options options;
+  int terms = 0;       ///< expansion terms p (0: unknown, no expansions counted)
+  TreeSize evaluated;  ///< the tree evaluated on
   /// While CT is chosen (--ct auto): the candidates' trees of which two are alive at once.
   std::vector<TreeSize> candidates;
 };

@@ -32,12 +32,19 @@ namespace {
 using json = nlohmann::json;
 using mlfma2d::DistributedFigures;
 
+// The solver's options as the command line sets them: the library's defaults but the back end.
+mlfma2d::Options default_options() {
+  mlfma2d::Options o;
+  o.backend = "cpu";
+  return o;
+}
+
 struct Args {
   std::size_t n = 1000000, per_rank = 0;
-  std::string shape = "uniform", backend = "cpu", tree = "adaptive", json;
-  double eps = 1e-6;
-  int ct = 0, threads = 0, repeat = 5, densities = 1;
-  bool field = false, verify = false;
+  std::string shape = "uniform", json;
+  mlfma2d::Options opt = default_options();
+  int repeat = 5;
+  bool verify = false;
   std::string layout = "both";
 };
 
@@ -60,7 +67,7 @@ Args parse(int argc, char** argv, int rank) {
     const std::string k = argv[i];
     if (k == "--help" || k == "-h") usage("the distributed solver's time and traffic", rank);
     if (k == "--field") {
-      a.field = true;
+      a.opt.field = true;
       continue;
     }
     if (k == "--verify") {
@@ -77,17 +84,17 @@ Args parse(int argc, char** argv, int rank) {
       else if (k == "--shape")
         a.shape = v;
       else if (k == "--backend")
-        a.backend = v;
+        a.opt.backend = v;
       else if (k == "--tree")
-        a.tree = v;
+        a.opt.tree = v;
       else if (k == "--eps")
-        a.eps = std::stod(v);
+        a.opt.eps = std::stod(v);
       else if (k == "--ct")
-        a.ct = std::stoi(v);
+        a.opt.ct = std::stoi(v);
       else if (k == "--threads")
-        a.threads = std::stoi(v);
+        a.opt.threads = std::stoi(v);
       else if (k == "--densities")
-        a.densities = std::stoi(v);
+        a.opt.densities = std::stoi(v);
       else if (k == "--repeat")
         a.repeat = std::max(1, std::stoi(v));
       else if (k == "--json")
@@ -154,20 +161,13 @@ class Run {
         hi_(n_ * std::size_t(rank + 1) / std::size_t(ranks)) {
     const std::vector<double> x(pts_.x.begin() + lo_, pts_.x.begin() + hi_),
         y(pts_.y.begin() + lo_, pts_.y.begin() + hi_);
-    for (int d = 0; d < a.densities; ++d)
+    for (int d = 0; d < a.opt.densities; ++d)
       q_.insert(q_.end(), pts_.q.begin() + lo_, pts_.q.begin() + hi_);
-    opt_.eps = a.eps;
-    opt_.ct = a.ct;
-    opt_.backend = a.backend;
-    opt_.tree = a.tree;
-    opt_.threads = a.threads;
-    opt_.field = a.field;
-    opt_.densities = a.densities;
     MPI_Barrier(MPI_COMM_WORLD);
-    ds_ = std::make_unique<mlfma2d::DistributedSolver>(MPI_COMM_WORLD, x, y, opt_);
+    ds_ = std::make_unique<mlfma2d::DistributedSolver>(MPI_COMM_WORLD, x, y, a.opt);
     // The owned order's strengths: the generator's charges of the points this rank owns.
     const mlfma2d::DistributedPoints owned = ds_->owned_sources();
-    for (int d = 0; d < a.densities; ++d)
+    for (int d = 0; d < a.opt.densities; ++d)
       for (std::size_t i = 0; i < owned.x.size(); ++i) {
         const std::size_t from = n_ * std::size_t(owned.rank[i]) / std::size_t(ranks);
         owned_q_.push_back(pts_.q[from + std::size_t(owned.index[i])]);
@@ -241,12 +241,12 @@ class Run {
     std::printf("\n");
     if (a_.json.empty()) return;
     const mlfma2d::TreeStats& st = ds_->stats();
-    json j = {{"ranks", ranks_},     {"n", n_},
-              {"shape", a_.shape},   {"backend", ds_->auto_choice().backend},
-              {"ct", st.ct},         {"levels", st.levels},
-              {"terms", st.terms},   {"leaves", st.leaf_boxes},
-              {"eps", a_.eps},       {"densities", a_.densities},
-              {"field", a_.field},   {"threads", opt_.threads},
+    json j = {{"ranks", ranks_},       {"n", n_},
+              {"shape", a_.shape},     {"backend", ds_->auto_choice().backend},
+              {"ct", st.ct},           {"levels", st.levels},
+              {"terms", st.terms},     {"leaves", st.leaf_boxes},
+              {"eps", a_.opt.eps},     {"densities", a_.opt.densities},
+              {"field", a_.opt.field}, {"threads", a_.opt.threads},
               {"evaluations", runs_}};
     for (const auto& [layout, t] : times_) j["median_" + layout] = median(t);
     j["median_evaluation"] = median(times_.count("owned") ? times_["owned"] : times_["caller"]);
@@ -262,7 +262,6 @@ class Run {
   std::size_t n_;
   mlfma2d::PointSet pts_;
   std::size_t lo_, hi_;
-  mlfma2d::Options opt_;
   std::vector<double> q_, owned_q_, owned_phi_, owned_fx_, owned_fy_;
   std::unique_ptr<mlfma2d::DistributedSolver> ds_;
   mlfma2d::Result result_;

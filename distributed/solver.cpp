@@ -86,6 +86,8 @@ DistributedSolver::Impl::Impl(MPI_Comm caller, const std::vector<double>& x,
   fill_stats(shape, &t);
   timed(&timings.setup, [&] { collectively(comm, [&] { set_up_near_field(); }); });
   far = std::make_unique<FarField>(let.tree, let.plan, p);
+  // The far field's outputs into own-target order; its strengths come in tree order already.
+  arrays.index_points(let.tree, false, threads);
   choice.reason = choice_reason(choice, parse_tree_kind(opt.tree));
   fig.setup = now_seconds() - t0;
   fig.setup_sent = t.sent;

@@ -1,26 +1,7 @@
 // The one-process answers of SolveRanks (electrostatics/ranks.hpp): the FMM through the Solver.
 #include "electrostatics/ranks.hpp"
 
-#include <utility>
-
 namespace mlfma2d {
-
-namespace {
-
-class OneSolver : public es::FieldSum {
- public:
-  explicit OneSolver(Solver s) : solver_(std::move(s)) {}
-  void evaluate(const double* q, double* phi, double* ex, double* ey) override {
-    solver_.evaluate(q, phi, ex, ey);
-  }
-  const TreeStats& stats() const override { return solver_.stats(); }
-  const AutoChoice& auto_choice() const override { return solver_.auto_choice(); }
-
- private:
-  Solver solver_;
-};
-
-}  // namespace
 
 void SolveRanks::sum(double*, std::size_t) const {}
 
@@ -37,7 +18,7 @@ std::unique_ptr<es::FieldSum> SolveRanks::field_sum(const std::vector<double>& s
                                                     const std::vector<double>& tx,
                                                     const std::vector<double>& ty,
                                                     const Options& options) const {
-  return std::make_unique<OneSolver>(Solver(sx, sy, tx, ty, options));
+  return std::make_unique<es::SolverSum<Solver>>(Solver(sx, sy, tx, ty, options));
 }
 
 namespace es {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <exception>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "mlfma2d/electrostatics.hpp"
@@ -26,6 +27,21 @@ class FieldSum {
   virtual void evaluate(const double* q, double* phi, double* ex, double* ey) = 0;
   virtual const TreeStats& stats() const = 0;
   virtual const AutoChoice& auto_choice() const = 0;
+};
+
+/// The FieldSum of a solver: S is the Solver (one process) or the DistributedSolver (the ranks).
+template <class S>
+class SolverSum final : public FieldSum {
+ public:
+  explicit SolverSum(S s) : solver_(std::move(s)) {}
+  void evaluate(const double* q, double* phi, double* ex, double* ey) override {
+    solver_.evaluate(Densities{q}, Outputs{phi, ex, ey});
+  }
+  const TreeStats& stats() const override { return solver_.stats(); }
+  const AutoChoice& auto_choice() const override { return solver_.auto_choice(); }
+
+ private:
+  S solver_;
 };
 
 }  // namespace es

@@ -11,25 +11,6 @@ namespace mlfma2d {
 
 namespace {
 
-class DistributedSum : public es::FieldSum {
- public:
-  explicit DistributedSum(DistributedSolver s) : solver_(std::move(s)) {}
-  void evaluate(const double* q, double* phi, double* ex, double* ey) override {
-    Densities in;
-    in.charges = q;
-    Outputs out;
-    out.potential = phi;
-    out.field_x = ex;
-    out.field_y = ey;
-    solver_.evaluate(in, out);
-  }
-  const TreeStats& stats() const override { return solver_.stats(); }
-  const AutoChoice& auto_choice() const override { return solver_.auto_choice(); }
-
- private:
-  DistributedSolver solver_;
-};
-
 class MpiRanks : public SolveRanks {
  public:
   explicit MpiRanks(MPI_Comm caller) {
@@ -81,7 +62,8 @@ class MpiRanks : public SolveRanks {
                                           const std::vector<double>& tx,
                                           const std::vector<double>& ty,
                                           const Options& options) const override {
-    return std::make_unique<DistributedSum>(DistributedSolver(comm_, sx, sy, tx, ty, options));
+    return std::make_unique<es::SolverSum<DistributedSolver>>(
+        DistributedSolver(comm_, sx, sy, tx, ty, options));
   }
 
  private:

@@ -188,6 +188,7 @@ struct Solver::Impl {
     const TraceScope trace("setup: back end made and set up");
     near = make_near_field_backend(choice.backend);
     far = std::make_unique<FarField>(tree, plan, p);
+    arrays.index_points(tree, true, threads);
     const PointsRef targets = points.targets();
     NearFieldProblem problem =
         make_near_field_problem(tree, plan, points.src.x, points.src.y, targets.x, targets.y);
@@ -276,8 +277,10 @@ struct Solver::Impl {
       // While a device's near field still runs, the far field's threads put their outputs in the
       // caller's order: what is left after the join is a stream (the permutation at 1e7 points
       // took 14 ms after it; docs/performance.md section 5).
-      if (device && !near_done.load(std::memory_order_acquire))
+      if (device && !near_done.load(std::memory_order_acquire)) {
+        const TraceScope trace("far: staged in caller order");
         arrays.stage_far_field(tree, opt.densities, opt.field, opt.hessian, team);
+      }
     });
     run.join();  // rethrows the back end's error, if any
     t.near_collect = near_times.collect;
@@ -285,8 +288,10 @@ struct Solver::Impl {
     t.near_kernel = near_times.kernel;
     t.near_return = near_times.ret;
     stats.device_memory = std::max(stats.device_memory, near_times.device_bytes);
-    timed(&t.far,
-          [&] { arrays.add_far_field(tree, opt.densities, opt.field, opt.hessian, out, team); });
+    timed(&t.far, [&] {
+      const TraceScope trace("far: added to the near field");
+      arrays.add_far_field(tree, opt.densities, opt.field, opt.hessian, out, team);
+    });
     timed(&t.strengths,
           [&] { finish_outputs(points, s, opt.densities, opt.field, opt.hessian, out, team); });
     t.total = now_seconds() - t0;
@@ -294,11 +299,21 @@ struct Solver::Impl {
 
   // The far field in tree order: the upward pass, the interaction lists (V by M2L, X by P2L), the
   // downward pass, the W lists by M2P (docs/math.md, sections 3 and 4).
+  // MLFMA2D_TRACE=1 shows each step's time, the reorderings' included (runtime/trace.hpp).
   void far_field(const Strengths& s, int team) {
-    const FarSources src = arrays.tree_order(tree, s, opt.densities, team);
-    const FarOutputs out = arrays.far_outputs(tree, opt.densities, opt.field, opt.hessian, team);
-    far->reset(opt.densities, team);
-    far->upward_pass(src, team, &timings);
+    FarSources src;
+    FarOutputs out;
+    {
+      const TraceScope trace("far: strengths in tree order, outputs zeroed, expansions reset");
+      src = arrays.tree_order(tree, s, opt.densities, team);
+      out = arrays.far_outputs(tree, opt.densities, opt.field, opt.hessian, team);
+      far->reset(opt.densities, team);
+    }
+    {
+      const TraceScope trace("far: upward pass");
+      far->upward_pass(src, team, &timings);
+    }
+    const TraceScope trace("far: downward pass");
     far->downward_pass(src, out, team, &timings);
   }
 };
@@ -349,13 +364,7 @@ void Solver::evaluate(const double* q, double* potential, double* fx, double* fy
     throw InvalidInput(
         "evaluate(q, potential, fx, fy) has no Hessian outputs: use "
         "evaluate(Densities, Outputs)");
-  Densities in;
-  in.charges = q;
-  Outputs out;
-  out.potential = potential;
-  out.field_x = fx;
-  out.field_y = fy;
-  s.evaluate(in, out);
+  s.evaluate(Densities{q}, Outputs{potential, fx, fy});
 }
 
 Result Solver::evaluate(const Densities& in) {

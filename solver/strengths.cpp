@@ -1,6 +1,7 @@
 // One evaluation's strengths and outputs (solver/strengths.hpp).
 #include "solver/strengths.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "runtime/threads.hpp"
@@ -55,9 +56,14 @@ Strengths EvaluationArrays::caller_order(const PreparedPoints& points, const Sou
 
 FarSources EvaluationArrays::tree_order(const Tree& tree, const Strengths& s, int nd, int threads) {
   const std::size_t ns = tree.n_sources(), all = std::size_t(nd) * ns;
+  const BlockedPermutation& by = tree.self ? targets_ : sources_;
   auto gather = [&](const double* from, Array<double>* to) {
     to->resize(all);
     double* t = to->data();
+    if (by.size() == ns) {
+      for (int d = 0; d < nd; ++d) by.gather(from + d * ns, t + d * ns, threads);
+      return t;
+    }
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (std::size_t k = 0; k < all; ++k) {
       const std::size_t d = k / ns, j = k - d * ns;
@@ -96,54 +102,59 @@ FarOutputs EvaluationArrays::far_outputs(const Tree& tree, int nd, bool field, b
   return out;
 }
 
+void EvaluationArrays::index_points(const Tree& tree, bool sources, int threads) {
+  const std::size_t nt = tree.n_targets(), ns = tree.n_sources();
+  targets_ = sources_ = BlockedPermutation();
+  if (nt >= (std::size_t(1) << 32) || ns >= (std::size_t(1) << 32)) return;
+  targets_ = BlockedPermutation(tree.tgt_index(), nt, threads);
+  if (sources && !tree.self) sources_ = BlockedPermutation(tree.src_index.data(), ns, threads);
+}
+
+void EvaluationArrays::to_caller_order(const Tree& tree, int nd, const double* f, double* o,
+                                       bool add, int threads) const {
+  const std::size_t nt = tree.n_targets(), all = std::size_t(nd) * nt;
+  if (targets_.size() == nt) {
+    for (int d = 0; d < nd; ++d) targets_.scatter(f + d * nt, o + d * nt, add, threads);
+    return;
+  }
+  const std::int64_t* to = tree.tgt_index();
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::size_t k = 0; k < all; ++k) {
+    const std::size_t d = k / nt, i = k - d * nt;
+    double& at = o[d * nt + std::size_t(to[i])];
+    at = add ? at + f[k] : f[k];
+  }
+}
+
 void EvaluationArrays::stage_far_field(const Tree& tree, int nd, bool field, bool hessian,
                                        int threads) {
-  const std::size_t nt = tree.n_targets(), all = std::size_t(nd) * nt;
-  const std::int64_t* to = tree.tgt_index();
+  const std::size_t all = std::size_t(nd) * tree.n_targets();
   const Array<double>* from[5] = {&phi_, &ex_, &ey_, &hxx_, &hxy_};
   const bool wanted[5] = {true, field, field, hessian, hessian};
   for (int c = 0; c < 5; ++c) {
     if (!wanted[c]) continue;
     staged_[c].resize(all);
-    const double* f = from[c]->data();
-    double* t = staged_[c].data();
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::size_t k = 0; k < all; ++k) {
-      const std::size_t d = k / nt, i = k - d * nt;
-      t[d * nt + std::size_t(to[i])] = f[k];
-    }
+    to_caller_order(tree, nd, from[c]->data(), staged_[c].data(), false, threads);
   }
   staged_now_ = true;
 }
 
 void EvaluationArrays::add_far_field(const Tree& tree, int nd, bool field, bool hessian,
                                      const Outputs& out, int threads) const {
-  const std::size_t nt = tree.n_targets(), all = std::size_t(nd) * nt;
+  const std::size_t all = std::size_t(nd) * tree.n_targets();
   double* outputs[5] = {out.potential, out.field_x, out.field_y, out.hessian_xx, out.hessian_xy};
+  const Array<double>* from[5] = {&phi_, &ex_, &ey_, &hxx_, &hxy_};
   const bool wanted[5] = {true, field, field, hessian, hessian};
-  if (staged_now_) {
-    for (int c = 0; c < 5; ++c) {
-      if (!wanted[c]) continue;
-      const double* f = staged_[c].data();
-      double* o = outputs[c];
+  for (int c = 0; c < 5; ++c) {
+    if (!wanted[c]) continue;
+    double* o = outputs[c];
+    if (!staged_now_) {
+      to_caller_order(tree, nd, from[c]->data(), o, true, threads);
+      continue;
+    }
+    const double* f = staged_[c].data();
 #pragma omp parallel for simd num_threads(threads) schedule(static)
-      for (std::size_t k = 0; k < all; ++k) o[k] += f[k];
-    }
-    return;
-  }
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::size_t k = 0; k < all; ++k) {
-    const std::size_t d = k / nt, i = k - d * nt;
-    const std::size_t to = d * nt + std::size_t(tree.tgt_index()[i]);
-    out.potential[to] += phi_[k];
-    if (field) {
-      out.field_x[to] += ex_[k];
-      out.field_y[to] += ey_[k];
-    }
-    if (hessian) {
-      out.hessian_xx[to] += hxx_[k];
-      out.hessian_xy[to] += hxy_[k];
-    }
+    for (std::size_t k = 0; k < all; ++k) o[k] += f[k];
   }
 }
 

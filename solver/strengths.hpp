@@ -8,6 +8,7 @@
 #include "farfield/expansions.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 #include "runtime/array.hpp"
+#include "runtime/permutation.hpp"
 #include "solver/points.hpp"
 #include "tree/tree.hpp"
 
@@ -34,10 +35,15 @@ class EvaluationArrays {
   FarSources tree_order(const Tree& tree, const Strengths& s, int nd, int threads);
   /// The far field's tree-order outputs, zeroed.
   FarOutputs far_outputs(const Tree& tree, int nd, bool field, bool hessian, int threads);
-  /// The far field's outputs put in caller order, in arrays of their own: the permutation's
-  /// scattered writes done while a device's near field still runs (the far field's threads are
-  /// free then), so that add_far_field is a stream. Tree-order targets are a permutation of the
-  /// caller's, so every element is written once.
+  /// The permutations between the caller's order and the tree's (Tree::tgt_index, and with
+  /// `sources` Tree::src_index for tree_order), once per tree, in two cache-friendly passes each
+  /// (runtime/permutation.hpp); without them (or beyond 2^32 points) the permutations below
+  /// move elements one by one.
+  void index_points(const Tree& tree, bool sources, int threads);
+  /// The far field's outputs put in caller order, in arrays of their own: the permutation done
+  /// while a device's near field still runs (the far field's threads are free then), so that
+  /// add_far_field is a stream. Tree-order targets are a permutation of the caller's, so every
+  /// element is written once.
   void stage_far_field(const Tree& tree, int nd, bool field, bool hessian, int threads);
   /// The far field's outputs added to the caller-order outputs (nd x targets): the staged ones
   /// element by element where stage_far_field ran for this evaluation, else through the
@@ -46,11 +52,16 @@ class EvaluationArrays {
                      int threads) const;
 
  private:
+  /// o = f (add: o += f) from tree order to caller order, nd rows of the targets.
+  void to_caller_order(const Tree& tree, int nd, const double* f, double* o, bool add,
+                       int threads) const;
+
   std::vector<double> mom_x_, mom_y_, q_merged_, mx_merged_, my_merged_;
   Array<double> q_, mx_, my_;                // nd x sources, tree order
   Array<double> phi_, ex_, ey_, hxx_, hxy_;  // nd x targets, tree order
   Array<double> staged_[5];                  // the same in caller order (stage_far_field)
   bool staged_now_ = false;                  // stage_far_field ran for this evaluation
+  BlockedPermutation targets_, sources_;     // tree -> caller order (index_points)
 };
 
 /// The outputs finished: back from scaled coordinates (+ log S per paired charge, derivatives

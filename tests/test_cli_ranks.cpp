@@ -33,8 +33,10 @@ AppRun run_ranks(int k, const std::string& args) {
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
       "OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_orte_abort_on_non_zero_status=0 "
       "OMP_NUM_THREADS=1 MLFMA2D_CACHE_DIR='" +
-      temp_path("cache") + "' '" + MLFMA2D_MPIEXEC + "' " + MLFMA2D_MPIEXEC_FLAGS + " -np " + std::to_string(k) +
-      " sh -c '\"$0\" \"$@\"; c=$?; echo \"[rank ${OMPI_COMM_WORLD_RANK:-$PMI_RANK} exit $c]\" >&2; exit $c' '" +
+      temp_path("cache") + "' '" + MLFMA2D_MPIEXEC + "' " + MLFMA2D_MPIEXEC_FLAGS + " -np " +
+      std::to_string(k) +
+      " sh -c '\"$0\" \"$@\"; c=$?; echo \"[rank ${OMPI_COMM_WORLD_RANK:-$PMI_RANK} exit $c]\" "
+      ">&2; exit $c' '" +
       MLFMA2D_APP + "' " + args + " >'" + stem + ".out' 2>'" + stem + ".err' </dev/null";
   const int status = std::system(command.c_str());
   AppRun r;
@@ -113,15 +115,7 @@ TEST(CliRanks, OutputEqualsTheOneProcessProgramsOnOneToFourRanks) {
 
 TEST(CliRanks, DensitiesDipolesHessianSeparateTargetsToCsvWithVerify) {
   const std::string points = fresh_path("nd2.h5");
-  GeneratedSources kinds;
-  kinds.densities = 2;
-  kinds.dipoles = true;
-  kinds.vectors_per_density = true;
-  PointSet p = generate_points("clusters", 3000, 3, kinds);
-  const PointSet t = generate_points("uniform", 777, 4);
-  p.tx = t.x;
-  p.ty = t.y;
-  write_points(points, p);
+  write_points(points, mixed_sources_with_targets(2, 3000, 3, 777, 4));
   const std::string args = "--input '" + points + "' --ct 20 --hessian --field --backend cpu";
   const std::string one = fresh_path("nd2_one.csv"), many = fresh_path("nd2_many.csv");
   AppRun r = run_app(args + " --quiet --output '" + one + "'", "OMP_NUM_THREADS=1");

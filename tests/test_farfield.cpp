@@ -396,8 +396,10 @@ TEST(FarField, M2LTruncatedPerOffsetIsNoWorseThanTheNearestOffsets) {
 }
 
 // The far field's outputs reach the caller's order the same way whether they are staged while
-// a device works (stage_far_field, then a stream) or added through the permutation after it:
-// bitwise, for self-evaluation and separate targets, every output, two densities.
+// a device works (stage_far_field, then a stream) or added through the permutation after it, and
+// whether the permutations are the blocked ones (index_points) or move element by element:
+// bitwise, for self-evaluation and separate targets, every output, two densities; the strengths'
+// tree order too.
 TEST(FarField, StagedOutputsAddTheSameBitsAsThePermutation) {
   const PointSet src = testing::make_points("clusters", 3000, 5);
   const PointSet tgt = testing::make_points("uniform", 2000, 6);
@@ -405,30 +407,48 @@ TEST(FarField, StagedOutputsAddTheSameBitsAsThePermutation) {
     const Tree tree =
         self ? build_tree(src.x, src.y, {}, {}, 16, 0, nullptr, kThreads, TreeKind::Adaptive)
              : build_tree(src.x, src.y, tgt.x, tgt.y, 16, 0, nullptr, kThreads, TreeKind::Adaptive);
-    const std::size_t nt = tree.n_targets(), all = 2 * nt;
-    EvaluationArrays arrays;
-    std::vector<double> near[5], direct[5], staged[5];
-    for (int c = 0; c < 5; ++c) {
-      near[c] = testing::make_points("uniform", all, 20 + c).x;
-      direct[c] = staged[c] = near[c];
-    }
-    auto outputs = [](std::vector<double>* o) {
-      return Outputs{o[0].data(), o[1].data(), o[2].data(), o[3].data(), o[4].data(), nullptr};
-    };
-    for (bool stage : {false, true}) {
+    const std::size_t all = 2 * tree.n_targets();
+    std::vector<std::vector<double>> near(5);
+    for (int c = 0; c < 5; ++c) near[c] = testing::make_points("uniform", all, 20 + c).x;
+    // Near + far in caller order by one of the four routes.
+    auto route = [&](bool indexed, bool stage) {
+      EvaluationArrays arrays;
+      if (indexed) arrays.index_points(tree, true, kThreads);
       const FarOutputs far = arrays.far_outputs(tree, 2, true, true, kThreads);
       double* arrays_of[5] = {far.phi, far.ex, far.ey, far.hxx, far.hxy};
       for (int c = 0; c < 5; ++c) {
         const std::vector<double> v = testing::make_points("uniform", all, 40 + c).y;
         std::copy(v.begin(), v.end(), arrays_of[c]);
       }
+      std::vector<std::vector<double>> o = near;
       if (stage) arrays.stage_far_field(tree, 2, true, true, kThreads);
-      arrays.add_far_field(tree, 2, true, true, outputs(stage ? staged : direct), kThreads);
+      const Outputs out{o[0].data(), o[1].data(), o[2].data(), o[3].data(), o[4].data(), nullptr};
+      arrays.add_far_field(tree, 2, true, true, out, kThreads);
+      return o;
+    };
+    const auto scattered = route(false, false);
+    for (int c = 0; c < 5; ++c) EXPECT_NE(scattered[c], near[c]) << "the far field was added";
+    for (bool indexed : {false, true})
+      for (bool stage : {false, true})
+        EXPECT_EQ(route(indexed, stage), scattered)
+            << (indexed ? "blocked" : "one by one") << (stage ? ", staged" : ", added")
+            << (self ? ", self" : ", separate");
+    // Two densities of charges and moments in tree order.
+    const std::size_t ns = tree.n_sources();
+    const std::vector<double> q = testing::make_points("uniform", 2 * ns, 60).x,
+                              m = testing::make_points("uniform", 2 * ns, 61).y;
+    Strengths s;
+    s.q = q.data(), s.mx = m.data(), s.my = q.data();
+    EvaluationArrays one_by_one, blocked;
+    blocked.index_points(tree, true, kThreads);
+    const FarSources a = one_by_one.tree_order(tree, s, 2, kThreads),
+                     b = blocked.tree_order(tree, s, 2, kThreads);
+    for (std::size_t k = 0; k < 2 * ns; ++k) {
+      ASSERT_EQ(a.q[k], b.q[k]) << k;
+      ASSERT_EQ(a.mx[k], b.mx[k]) << k;
+      ASSERT_EQ(a.my[k], b.my[k]) << k;
     }
-    for (int c = 0; c < 5; ++c) {
-      EXPECT_EQ(staged[c], direct[c]) << "output " << c << (self ? ", self" : ", separate");
-      EXPECT_NE(staged[c], near[c]) << "the far field was added";
-    }
+    EXPECT_EQ(a.q[0], q[std::size_t(tree.src_index[0])]);
   }
 }
 

@@ -25,15 +25,7 @@ std::vector<double> columns(const std::vector<double>& v, std::size_t rows, std:
 // A file of 3 densities of charges and dipoles (an orientation per density) with separate
 // targets.
 PointSet sample_set() {
-  GeneratedSources kinds;
-  kinds.densities = 3;
-  kinds.dipoles = true;
-  kinds.vectors_per_density = true;
-  PointSet p = generate_points("clusters", 101, 5, kinds);
-  const PointSet t = generate_points("uniform", 37, 9);
-  p.tx = t.x;
-  p.ty = t.y;
-  return p;
+  return mixed_sources_with_targets(3, 101, 5, 37, 9);
 }
 
 TEST(PointParts, ShapeFromTheHeader) {

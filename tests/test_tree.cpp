@@ -11,6 +11,7 @@
 #include <set>
 
 #include "runtime/parallel_sort.hpp"
+#include "runtime/permutation.hpp"
 #include "runtime/threads.hpp"
 #include "solver/points.hpp"
 #include "tests/test_util.hpp"
@@ -26,6 +27,36 @@ Tree tree_of(const PointSet& p, int ct, int offset = 0, std::string* warning = n
 }
 Tree adaptive_of(const PointSet& p, int ct, int offset = 0, std::string* warning = nullptr) {
   return tree_of(p, ct, offset, warning, TreeKind::Adaptive);
+}
+
+TEST(BlockedPermutation, ScattersAndGathersAsElementByElement) {
+  // Sizes around the block and chunk limits (blocks of 2^8..2^16 places, chunks of >= 2^14),
+  // one to three threads: out[to[k]] = in[k], out[to[k]] += in[k] and out[k] = in[to[k]].
+  std::mt19937_64 rng(11);
+  for (const std::size_t n : {0, 1, 2, 255, 257, 16385, 70000, 1 << 20}) {
+    std::vector<std::int64_t> to(n);
+    std::iota(to.begin(), to.end(), 0);
+    std::shuffle(to.begin(), to.end(), rng);
+    std::vector<double> in(n), base(n);
+    for (std::size_t k = 0; k < n; ++k) in[k] = double(k) + 0.25, base[k] = -double(k);
+    std::vector<double> scattered(n), added = base, gathered(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      scattered[std::size_t(to[k])] = in[k];
+      added[std::size_t(to[k])] += in[k];
+      gathered[k] = in[std::size_t(to[k])];
+    }
+    for (const int threads : {1, 3}) {
+      const BlockedPermutation p(to.data(), n, threads);
+      EXPECT_EQ(p.size(), n);
+      std::vector<double> out(n, 7.0), sum = base, back(n, 7.0);
+      p.scatter(in.data(), out.data(), false, threads);
+      p.scatter(in.data(), sum.data(), true, threads);
+      p.gather(in.data(), back.data(), threads);
+      EXPECT_EQ(out, scattered) << "n " << n << ", threads " << threads;
+      EXPECT_EQ(sum, added) << "n " << n << ", threads " << threads;
+      EXPECT_EQ(back, gathered) << "n " << n << ", threads " << threads;
+    }
+  }
 }
 
 TEST(ParallelSort, IsAStableSortCarryingIndexAndCoordinates) {

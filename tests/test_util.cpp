@@ -19,6 +19,19 @@ PointSet make_points(const std::string& shape, std::size_t n, std::uint64_t seed
   return generate_points(shape, n, seed);
 }
 
+PointSet mixed_sources_with_targets(int nd, std::size_t n, std::uint64_t seed, std::size_t m,
+                                    std::uint64_t target_seed) {
+  GeneratedSources kinds;
+  kinds.densities = nd;
+  kinds.dipoles = true;
+  kinds.vectors_per_density = true;
+  PointSet p = generate_points("clusters", n, seed, kinds);
+  const PointSet t = generate_points("uniform", m, target_seed);
+  p.tx = t.x;
+  p.ty = t.y;
+  return p;
+}
+
 void reference(const std::vector<double>& x, const std::vector<double>& y,
                const std::vector<double>& q, const std::vector<double>& tx,
                const std::vector<double>& ty, std::vector<double>* phi, std::vector<double>* fx,

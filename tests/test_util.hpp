@@ -18,6 +18,11 @@ namespace mlfma2d::testing {
 /// A point set of `shape` (see generate_points) with n points.
 PointSet make_points(const std::string& shape, std::size_t n, std::uint64_t seed = 7);
 
+/// nd densities of charges and dipoles (an orientation per density) on n clustered sources
+/// (seed), with m uniform targets apart from them (target_seed).
+PointSet mixed_sources_with_targets(int nd, std::size_t n, std::uint64_t seed, std::size_t m,
+                                    std::uint64_t target_seed);
+
 /// Direct-sum potential (and field if fx, fy non-null) of sources (x, y, q) at all targets.
 void reference(const std::vector<double>& x, const std::vector<double>& y,
                const std::vector<double>& q, const std::vector<double>& tx,

@@ -45,11 +45,12 @@ def test_threads_sharing_one_solver_get_the_results_of_sequential_calls():
 
 def test_the_gil_is_released_for_densities_dipoles_and_the_hessian():
     # The same call with every kind (densities.cpp's arguments, one pass of nd = 3), and direct_sum
-    # for every kind.
-    x, y, q = points("uniform", 40000)
+    # for every kind. 80000 points: 40000 took 0.09 s on the 2-core machine, too short to tell.
+    n = 80000
+    x, y, q = points("uniform", n)
     rng = np.random.default_rng(4)
-    qs, ds, vs = rng.standard_normal((3, 40000)), rng.standard_normal((3, 40000)), \
-        rng.standard_normal((2, 40000))
+    qs, ds, vs = rng.standard_normal((3, n)), rng.standard_normal((3, n)), \
+        rng.standard_normal((2, n))
     solver = mlfma2d.Solver(x, y, eps=1e-10, threads=1, levels=0, backend="cpu", densities=3,
                             dipoles=True, hessian=True)
     seconds, share = spinner_rate_during(

@@ -5,26 +5,20 @@
 #include <cstdio>
 #include <mlfma2d/distributed.hpp>
 
+#include "points.hpp"
+
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int status = 1;
   {
-    std::vector<double> x, y, q;
-    for (int i = 0; i < 2000; ++i) {
-      x.push_back(std::fmod(i * 0.618033988749895, 1.0));
-      y.push_back(std::fmod(i * 0.754877666246693, 1.0));
-      q.push_back(std::cos(i));
-    }
+    const Points p = kronecker_points(2000, [](double i) { return std::cos(i); });
     mlfma2d::Options opt;
     opt.eps = 1e-8;
     opt.ct = 32;
     opt.backend = "cpu";
-    mlfma2d::DistributedSolver solver(MPI_COMM_WORLD, x, y, opt);
-    const mlfma2d::Result r = solver.evaluate(q);
-    std::vector<double> ref;
-    mlfma2d::direct_sum(x, y, q, x, y, {}, &ref, nullptr, nullptr);
-    const double err = mlfma2d::error_norms(r.potential, ref).rel_l2;
+    mlfma2d::DistributedSolver solver(MPI_COMM_WORLD, p.x, p.y, opt);
+    const double err = error_against_direct_sum(p, solver.evaluate(p.q));
     std::printf("mlfma2d %s over %d rank(s): relative L2 error %.2e\n", mlfma2d::version(),
                 solver.figures().ranks, err);
     status = err <= 1e-8 ? 0 : 1;

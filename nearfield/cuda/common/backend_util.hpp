@@ -58,6 +58,11 @@ class CudaBackend : public NearFieldBackend {
     std::size_t device_bytes = 0, chunks = 0;
     const Stream* stream = nullptr;
   };
+  /// The figures of a back end that plans chunks on the host (the papers' two).
+  template <class State>
+  static Figures chunked_figures(const State& s) {
+    return {s.device_bytes, s.plan.chunks.size(), s.stream.get()};
+  }
 
  private:
   virtual Figures figures() const = 0;
@@ -137,11 +142,7 @@ Array<std::int32_t> as_int32(const std::int64_t* v, std::size_t n, int threads);
 /// hxx, hxy (else null). Several densities' arrays follow one another (density d at d * stride,
 /// the stride given beside).
 struct NearFieldOut {
-  double* phi = nullptr;
-  double* ex = nullptr;
-  double* ey = nullptr;
-  double* hxx = nullptr;
-  double* hxy = nullptr;
+  double *phi = nullptr, *ex = nullptr, *ey = nullptr, *hxx = nullptr, *hxy = nullptr;
 };
 
 /// The array `a` moved on by `by` elements (a later density's); null stays null.

@@ -93,13 +93,9 @@ class IndexingBackend final : public cuda::CudaBackend {
     }
   }
 
-  Figures figures() const override {
-    return {s_.device_bytes, s_.plan.chunks.size(), s_.stream.get()};
-  }
+  Figures figures() const override { return chunked_figures(s_); }
 
   void pipeline(const NearSources& in, const NearOutputs& outputs, NearFieldTimings* tm) override {
-    const double* q = in.q;
-    double *potential = outputs.phi, *fx = outputs.ex, *fy = outputs.ey;
     const NearFieldProblem& p = problem();
     const std::size_t ns = p.n_sources, nt = p.n_targets;
     const bool field = p.field;
@@ -112,7 +108,7 @@ class IndexingBackend final : public cuda::CudaBackend {
       cuda::copy_parallel(s_.targets_y(), nt, s_.h_ty.as<double>(), p.threads);
       cuda::copy_parallel(s_.sx.data(), ns, s_.h_sx.as<double>(), p.threads);
       cuda::copy_parallel(s_.sy.data(), ns, s_.h_sy.as<double>(), p.threads);
-      cuda::copy_parallel(q, ns, s_.h_q.as<double>(), p.threads);
+      cuda::copy_parallel(in.q, ns, s_.h_q.as<double>(), p.threads);
     });
 
     s_.transfer->start(stream);
@@ -171,10 +167,10 @@ class IndexingBackend final : public cuda::CudaBackend {
     s_.ret->stop(stream);
     tm->ret += s_.ret->seconds();
     timed(&tm->ret, [&] {
-      cuda::copy_parallel(s_.h_phi.as<double>(), nt, potential, p.threads);
+      cuda::copy_parallel(s_.h_phi.as<double>(), nt, outputs.phi, p.threads);
       if (field) {
-        cuda::copy_parallel(s_.h_ex.as<double>(), nt, fx, p.threads);
-        cuda::copy_parallel(s_.h_ey.as<double>(), nt, fy, p.threads);
+        cuda::copy_parallel(s_.h_ex.as<double>(), nt, outputs.ex, p.threads);
+        cuda::copy_parallel(s_.h_ey.as<double>(), nt, outputs.ey, p.threads);
       }
     });
   }

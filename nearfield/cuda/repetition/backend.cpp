@@ -79,13 +79,9 @@ class RepetitionBackend final : public cuda::CudaBackend {
     s_.q_tree.assign(p.n_sources, 0.0);
   }
 
-  Figures figures() const override {
-    return {s_.device_bytes, s_.plan.chunks.size(), s_.stream.get()};
-  }
+  Figures figures() const override { return chunked_figures(s_); }
 
   void pipeline(const NearSources& in, const NearOutputs& outputs, NearFieldTimings* tm) override {
-    const double* q = in.q;
-    double *potential = outputs.phi, *fx = outputs.ex, *fy = outputs.ey;
     const NearFieldProblem& p = problem();
     const bool field = p.field;
     const cuda::Stream& stream = *s_.stream;
@@ -94,7 +90,7 @@ class RepetitionBackend final : public cuda::CudaBackend {
     if (n_chunks == 0) return;
 
     // q next to the tree-ordered coordinates
-    timed(&tm->collect, [&] { cuda::gather_tree_order(p, q, s_.q_tree.data()); });
+    timed(&tm->collect, [&] { cuda::gather_tree_order(p, in.q, s_.q_tree.data()); });
 
     auto collect = [&](std::size_t k) {
       timed(&tm->collect, [&] {
@@ -141,10 +137,10 @@ class RepetitionBackend final : public cuda::CudaBackend {
       tm->kernel += st.kernel->seconds();
       tm->ret += st.ret->seconds();  // waits until chunk k is back on the host
       timed(&tm->ret, [&] {
-        cuda::scatter_to_caller(p, chunks[k], st.phi.as<double>(), potential);
+        cuda::scatter_to_caller(p, chunks[k], st.phi.as<double>(), outputs.phi);
         if (field) {
-          cuda::scatter_to_caller(p, chunks[k], st.ex.as<double>(), fx);
-          cuda::scatter_to_caller(p, chunks[k], st.ey.as<double>(), fy);
+          cuda::scatter_to_caller(p, chunks[k], st.ex.as<double>(), outputs.ex);
+          cuda::scatter_to_caller(p, chunks[k], st.ey.as<double>(), outputs.ey);
         }
       });
     }
