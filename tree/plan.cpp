@@ -234,7 +234,6 @@ class Builder {
         for (std::int32_t t : c.m2l_tgt[o]) ++m2l.target_begin[std::size_t(t) + 1];
     for (std::size_t b = 0; b < boxes; ++b) m2l.target_begin[b + 1] += m2l.target_begin[b];
     const std::int64_t pairs = m2l.target_begin[boxes];
-    m2l.tgt.resize(std::size_t(pairs));
     m2l.src.resize(std::size_t(pairs));
     m2l.offset.resize(std::size_t(pairs));
     std::vector<std::int64_t> next(m2l.target_begin.begin(), m2l.target_begin.end() - 1);
@@ -242,7 +241,6 @@ class Builder {
       for (ChunkOut& c : out_) {
         for (std::size_t i = 0; i < c.m2l_tgt[o].size(); ++i) {
           const std::size_t k = std::size_t(next[std::size_t(c.m2l_tgt[o][i])]++);
-          m2l.tgt[k] = c.m2l_tgt[o][i];
           m2l.src[k] = c.m2l_src[o][i];
           m2l.offset[k] = std::uint8_t(o);
         }

@@ -26,13 +26,13 @@ constexpr int kM2LOffsets = 40;
 int m2l_offset_index(int dx, int dy);
 std::array<int, 2> m2l_offset(int index);
 
-/// \brief M2L work of one level, target by target: target box b's pairs (tgt[i] = b, src[i]) are
-/// i in [target_begin[b], target_begin[b+1]), in increasing order of their offset (offset[i], the
+/// \brief M2L work of one level, target by target: target box b's pairs (b, src[i]) are i in
+/// [target_begin[b], target_begin[b+1]), in increasing order of their offset (offset[i], the
 /// m2l_offset_index of src[i] from b). M2L walks a thread's range of targets in order: each local
 /// expansion has one writer and adds its offsets in the same order whatever the thread count.
 struct M2LLevel {
   std::vector<std::int64_t> target_begin;  ///< boxes of the level + 1
-  std::vector<std::int32_t> tgt, src;
+  std::vector<std::int32_t> src;
   std::vector<std::uint8_t> offset;
   std::size_t pairs() const { return src.size(); }
   std::int64_t pairs_of(std::size_t b) const { return target_begin[b + 1] - target_begin[b]; }
