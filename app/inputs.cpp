@@ -389,10 +389,9 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   // Each near-field back end's host arrays: resident (set-up to the end) and the set-up's
   // transient layout.
   double resident = 0, layout = 0;
-  // A device back end's evaluation also puts the far field's outputs in caller order while the
-  // device works (EvaluationArrays::stage_far_field).
-  const bool device = o.backend == "shared" || o.backend == "repetition-gpu" ||
-                      o.backend == "indexing" || o.backend == "repetition";
+  // A device back end's evaluation (every branch but the last) also puts the far field's outputs
+  // in caller order while the device works (EvaluationArrays::stage_far_field).
+  bool device = true;
   if (o.backend == "shared" || o.backend == "repetition-gpu") {
     resident = 8 * strengths * S + 8 * outputs * R;  // pinned charges and outputs (ChargeIo)
     // shared's slot arrays (x, y: 16; caller index, tree target, leaf: 12) and union lists
@@ -407,6 +406,7 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
     resident = 8 * strengths * S + 8 * outputs * R + 2.0 * 1024 * 1024 * 1024;
   } else {  // cpu, and auto before it is chosen: charges and outputs in tree order
     resident = 8 * strengths * S + 8 * outputs * R;
+    device = false;
   }
   MemoryEstimate e;
   e.sort = m.self ? 64 * S : std::max(64 * S, 32 * S + 64 * T);

@@ -182,8 +182,8 @@ struct Solver::Impl {
     }
   }
 
-  // The back end made and set up on the tree's near lists (taking the reserved buffers), and the
-  // far field's operators.
+  // The back end made and set up on the tree's near lists (taking the reserved buffers), the
+  // far field's operators, and the permutations between the caller's order and the tree's.
   void set_up_near_field(int p) {
     const TraceScope trace("setup: back end made and set up");
     near = make_near_field_backend(choice.backend);
