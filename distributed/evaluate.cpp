@@ -284,7 +284,7 @@ void DistributedSolver::Impl::compute() {
   guarded([&] {
     const Outputs mine{phi.data(), ex.data(), ey.data(), hxx.data(), hxy.data(), nullptr};
     timed(&t.far, [&] {
-      arrays.add_far_field(let.tree, opt.densities, opt.field, opt.hessian, mine, team);
+      arrays.add_far_field(let.tree, opt.densities, opt.field, opt.hessian, mine, nullptr, team);
     });
   });
   {

@@ -28,9 +28,9 @@ struct PowerSums {
 
   void run(std::int64_t m, const double* wr, const double* wi, const FarSources& s,
            std::size_t stride, std::int64_t j0) {
-    const std::size_t slots = std::size_t(4 * nd * (top + 1));
-    out.resize(slots);
-    scratch.resize(slots * kWideLanes);
+    const int channels = nd * ((charges ? 1 : 0) + (dipoles ? 2 : 0));
+    out.resize(std::size_t(4 * nd * (top + 1)));
+    scratch.resize(std::size_t(power_sums_scratch(int(m), top, channels)));
     wide_kernels().power_sums(int(m), wr, wi, top, nd, charges ? s.q + j0 : nullptr,
                               dipoles ? s.mx + j0 : nullptr, dipoles ? s.my + j0 : nullptr,
                               long(stride), out.data(), scratch.data());

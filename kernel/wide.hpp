@@ -36,7 +36,8 @@ struct WideKernels {
   ///   out[((d (top + 1) + k) 2 + 0) 2 + c] = sum_j q_dj w_j^k      (c = 0 real, 1 imaginary)
   ///   out[((d (top + 1) + k) 2 + 1) 2 + c] = sum_j m_dj w_j^k      (m = mx + i my)
   /// q, mx, my point at density 0's first point, densities `stride` apart (null: absent;
-  /// its sums are then not written). `scratch` holds 4 nd (top + 1) kWideLanes doubles.
+  /// its sums are then not written). `scratch` holds power_sums_scratch(m, top, channels)
+  /// doubles, channels = nd x (1 with q, + 2 with mx and my).
   void (*power_sums)(int m, const double* wr, const double* wi, int top, int nd, const double* q,
                      const double* mx, const double* my, long stride, double* out, double* scratch);
 
@@ -53,6 +54,28 @@ struct WideKernels {
 
 /// The lanes of the widest vectors (8 doubles): blocks of pairs are multiples of this.
 constexpr int kWideLanes = 8;
+
+/// Power sums: K = kPowerBlock powers of G channels at a time, their 2 G K sums in registers:
+/// G = kPowerGroup at most (fewer for the last channels), 24 of the 32 vector registers of
+/// AVX-512, 12 of the 16 of AVX2 (and of the scalar build).
+constexpr int kPowerBlock = 3;
+template <int W>
+constexpr int kPowerGroup = W >= 8 ? 4 : 2;
+/// Powers computed for sums up to w^top: top + 1 rounded up to whole blocks.
+constexpr int power_sums_rows(int top) {
+  return (top + kPowerBlock) / kPowerBlock * kPowerBlock;
+}
+/// Points padded to whole vectors of the widest lanes.
+constexpr long power_sums_points(int m) {
+  return (long(m) + kWideLanes - 1) / kWideLanes * kWideLanes;
+}
+/// The scratch power_sums needs: the points and their next power, a block's powers, the
+/// channels' strengths (2 + 2 + 2 kPowerBlock + channels rows of the points) and their sums.
+constexpr long power_sums_scratch(int m, int top, int channels) {
+  return (4L + 2 * kPowerBlock + channels) * power_sums_points(m) +
+         2L * channels * power_sums_rows(top);
+}
+
 /// The largest batch of densities near_batch takes for each order (its sums in registers).
 constexpr int kWideBatch[3] = {8, 4, 2};
 

@@ -178,61 +178,148 @@ bool near_batch_dispatch(int n, const double* x, const double* y, int batch, int
   }
 }
 
-// Power sums (WideKernels::power_sums): the powers of kLanes points at a time in registers, each
-// (d, k, kind) summed into one vector of lanes, reduced at the end.
+// Power sums (WideKernels::power_sums) as products of the points' powers and their strengths,
+// K = kPowerBlock powers at a time: for each group of G channels (q, mx, my of a density) the
+// G x K complex sums over every point are held in 2 G K vector registers, and reduced across
+// the lanes at the end. The powers come from each point's next power (kept between blocks) by
+// K complex products; with several groups they are made once per block into 2 K rows of the
+// points, which every group reads from the cache (made once for every density, not once per
+// density: nd = 8 at top = 30 took 10x the time of one density that way,
+// results/h200/session-2026-11-28c/call1); one group (1, 2 or 4 channels) makes them in
+// registers as it sums.
+template <class V, int G, bool kMake>
+void power_block(long points, long mp, const double* w, double* next, const double* pw,
+                 const double* st, double* sums, int rows) {
+  typedef typename V::reg reg;
+  constexpr int K = mlfma2d::kPowerBlock;
+  reg acc[G][K][2];
+  for (int g = 0; g < G; ++g)
+    for (int k = 0; k < K; ++k) acc[g][k][0] = acc[g][k][1] = V::zero();
+  for (long v = 0; v < points; v += V::W) {
+    reg c[G];
+    for (int g = 0; g < G; ++g) c[g] = V::load(st + g * mp + v);
+    reg ar = V::zero(), ai = V::zero(), tr = V::zero(), ti = V::zero();
+    if (kMake) {
+      ar = V::load(w + v), ai = V::load(w + mp + v);
+      tr = V::load(next + v), ti = V::load(next + mp + v);
+    }
+    for (int k = 0; k < K; ++k) {
+      reg pr, pi;
+      if (kMake) {
+        pr = tr, pi = ti;
+        const reg nr = V::fms(tr, ar, V::mul(ti, ai));
+        ti = V::fma(tr, ai, V::mul(ti, ar));
+        tr = nr;
+      } else {
+        pr = V::load(pw + 2 * k * mp + v), pi = V::load(pw + (2 * k + 1) * mp + v);
+      }
+      for (int g = 0; g < G; ++g) {
+        acc[g][k][0] = V::fma(c[g], pr, acc[g][k][0]);
+        acc[g][k][1] = V::fma(c[g], pi, acc[g][k][1]);
+      }
+    }
+    if (kMake) {
+      V::store(next + v, tr);
+      V::store(next + mp + v, ti);
+    }
+  }
+  for (int g = 0; g < G; ++g)
+    for (int k = 0; k < K; ++k) {
+      sums[(g * rows + k) * 2] = V::hsum(acc[g][k][0]);
+      sums[(g * rows + k) * 2 + 1] = V::hsum(acc[g][k][1]);
+    }
+}
+
+// Every channel of one block of made powers: groups of G = kPowerGroup, then the rest in groups
+// of G / 2, G / 4, ...
+template <class V, int G>
+void power_groups(int from, int channels, long points, long mp, int rows, const double* pw,
+                  const double* st, double* sums) {
+  for (; from + G <= channels; from += G)
+    power_block<V, G, false>(points, mp, nullptr, nullptr, pw, st + from * mp,
+                             sums + static_cast<long>(from) * rows * 2, rows);
+  if constexpr (G > 1) power_groups<V, G / 2>(from, channels, points, mp, rows, pw, st, sums);
+}
+
+// One group of G channels over every block of powers, each made in registers; false when the
+// channels are not G (nor a smaller power of two).
+template <class V, int G>
+bool power_group_alone(int channels, long points, long mp, int rows, const double* w,
+                       double* next, const double* st, double* sums) {
+  if (channels == G) {
+    for (int k0 = 0; k0 < rows; k0 += mlfma2d::kPowerBlock)
+      power_block<V, G, true>(points, mp, w, next, nullptr, st, sums + 2 * k0, rows);
+    return true;
+  }
+  if constexpr (G > 1) return power_group_alone<V, G / 2>(channels, points, mp, rows, w, next,
+                                                          st, sums);
+  return false;
+}
+
 template <class V>
 void power_sums_impl(int m, const double* wr, const double* wi, int top, int nd, const double* q,
                      const double* mx, const double* my, long stride, double* out,
                      double* scratch) {
-  constexpr int W = V::W;
+  constexpr int W = V::W, K = mlfma2d::kPowerBlock;
   typedef typename V::reg reg;
-  const int slots = 4 * nd * (top + 1);  // [d][k][kind][re, im], a vector each
-  for (int i = 0; i < slots * W; ++i) scratch[i] = 0;
-  for (int j0 = 0; j0 < m; j0 += W) {
-    const int nb = m - j0 < W ? m - j0 : W;
-    double lane_wr[W], lane_wi[W], lane_q[W], lane_mx[W], lane_my[W];
-    reg ar, ai;
-    if (nb == W) {
-      ar = V::load(wr + j0);
-      ai = V::load(wi + j0);
-    } else {  // the last points: w = 0 and strengths 0 past them
-      for (int b = 0; b < W; ++b) {
-        lane_wr[b] = b < nb ? wr[j0 + b] : 0.0;
-        lane_wi[b] = b < nb ? wi[j0 + b] : 0.0;
-      }
-      ar = V::load(lane_wr);
-      ai = V::load(lane_wi);
-    }
-    for (int d = 0; d < nd; ++d) {
-      const long row = d * stride + j0;
-      auto strength = [&](const double* a, double* lane) {
-        if (nb == W) return V::load(a + row);
-        for (int b = 0; b < W; ++b) lane[b] = b < nb ? a[row + b] : 0.0;
-        return V::load(lane);
-      };
-      const reg cq = q ? strength(q, lane_q) : V::zero();
-      const reg cmx = mx ? strength(mx, lane_mx) : V::zero();
-      const reg cmy = my ? strength(my, lane_my) : V::zero();
-      reg tr = V::set1(1.0), ti = V::zero();
-      double* a = scratch + static_cast<long>(4 * d * (top + 1)) * W;
-      for (int k = 0; k <= top; ++k, a += 4 * W) {
-        if (k > 0) {
+  const int rows = mlfma2d::power_sums_rows(top);
+  const long mp = mlfma2d::power_sums_points(m), points = (m + W - 1) / W * W;
+  const int kinds = (q ? 1 : 0) + (mx ? 2 : 0), channels = kinds * nd;
+  double* w = scratch;                                   // 2 x mp: w, 0 past the points
+  double* next = w + 2 * mp;                             // 2 x mp: the block's first power
+  double* pw = next + 2 * mp;                            // 2 K x mp: re, im of K powers
+  double* st = pw + 2 * K * mp;                          // channels x mp
+  double* sums = st + static_cast<long>(channels) * mp;  // channels x rows x (re, im)
+  for (long j = 0; j < points; ++j) {
+    w[j] = j < m ? wr[j] : 0.0;
+    w[mp + j] = j < m ? wi[j] : 0.0;
+    next[j] = 1.0;
+    next[mp + j] = 0.0;
+  }
+  // Channel c = kind * nd + d: the charges of every density, then mx, then my; 0 past the
+  // points.
+  const double* kind_rows[3] = {q ? q : mx, q ? mx : my, my};
+  for (int c = 0; c < channels; ++c) {
+    const double* from = kind_rows[c / nd] + (c % nd) * stride;
+    double* to = st + c * mp;
+    for (long j = 0; j < points; ++j) to[j] = j < m ? from[j] : 0.0;
+  }
+  if (!power_group_alone<V, mlfma2d::kPowerGroup<W>>(channels, points, mp, rows, w, next, st,
+                                                      sums))
+    for (int k0 = 0; k0 < rows; k0 += K) {
+      for (long v = 0; v < points; v += W) {
+        const reg ar = V::load(w + v), ai = V::load(w + mp + v);
+        reg tr = V::load(next + v), ti = V::load(next + mp + v);
+        for (int k = 0; k < K; ++k) {
+          V::store(pw + 2 * k * mp + v, tr);
+          V::store(pw + (2 * k + 1) * mp + v, ti);
           const reg nr = V::fms(tr, ar, V::mul(ti, ai));
           ti = V::fma(tr, ai, V::mul(ti, ar));
           tr = nr;
         }
-        if (q) {
-          V::store(a, V::fma(cq, tr, V::load(a)));
-          V::store(a + W, V::fma(cq, ti, V::load(a + W)));
-        }
-        if (mx) {  // m t = (mx tr - my ti) + i (mx ti + my tr)
-          V::store(a + 2 * W, V::fma(cmx, tr, V::sub(V::load(a + 2 * W), V::mul(cmy, ti))));
-          V::store(a + 3 * W, V::fma(cmx, ti, V::fma(cmy, tr, V::load(a + 3 * W))));
-        }
+        V::store(next + v, tr);
+        V::store(next + mp + v, ti);
+      }
+      power_groups<V, mlfma2d::kPowerGroup<W>>(0, channels, points, mp, rows, pw, st,
+                                                sums + 2 * k0);
+    }
+  // out[((d (top + 1) + k) 2 + kind) 2 + c]: q's sums as they are, the moments' m = mx + i my.
+  for (int d = 0; d < nd; ++d)
+    for (int k = 0; k <= top; ++k) {
+      double* o = out + ((d * (top + 1) + k) * 2) * 2;
+      if (q) {
+        const double* a = sums + (static_cast<long>(d) * rows + k) * 2;
+        o[0] = a[0];
+        o[1] = a[1];
+      }
+      if (mx) {
+        const int first = q ? nd : 0;
+        const double* a = sums + (static_cast<long>(first + d) * rows + k) * 2;
+        const double* b = sums + (static_cast<long>(first + nd + d) * rows + k) * 2;
+        o[2] = a[0] - b[1];
+        o[3] = a[1] + b[0];
       }
     }
-  }
-  for (int i = 0; i < slots; ++i) out[i] = V::hsum(V::load(scratch + static_cast<long>(i) * W));
 }
 
 // Horner (WideKernels::horner): kChains vectors of points at a time, independent chains of

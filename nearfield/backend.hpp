@@ -89,6 +89,18 @@ class NearFieldBackend {
   /// The same for charges q of every density (a problem of charges alone, no Hessian).
   void evaluate(const double* q, double* potential, double* fx, double* fy,
                 NearFieldTimings* timings);
+  /// The host copies of the next evaluation done by the caller's threads (a resident GPU back
+  /// end's pinned staging; the others do nothing and return false): the strengths go into the
+  /// back end's pinned buffers now, on `threads` threads; the next evaluate() takes them from
+  /// there (its `sources` are not read) and leaves its caller-order results in pinned memory,
+  /// staged_result(), instead of writing `outputs`. A caller with a team to spare so moves both
+  /// at the memory's speed while the back end's host thread only waits on the device: one
+  /// thread moving 8 densities of 1e6 points took 13 ms each way on the H200 host
+  /// (results/h200/session-2026-11-28c/call1).
+  bool stage_in(const NearSources& sources, int threads);
+  /// Output k (0 phi, 1 ex, 2 ey, 3 hxx, 4 hxy; nd x targets, caller order) of the last
+  /// evaluation stage_in() began; null where it did not compute it.
+  const double* staged_result(int k) const { return staged_output(k); }
 
  protected:
   const NearFieldProblem& problem() const { return problem_; }
@@ -104,6 +116,11 @@ class NearFieldBackend {
   /// The back end's own evaluation of run_densities() densities (arguments checked, at least
   /// one target); it fills the four phases and device_bytes / chunks of `t`.
   virtual void run(const NearSources& sources, const NearOutputs& outputs, NearFieldTimings* t) = 0;
+  /// stage_in() and staged_result() of a back end that stages (checked arguments).
+  virtual bool stage_strengths(const NearSources&, int /*threads*/) { return false; }
+  virtual const double* staged_output(int /*k*/) const { return nullptr; }
+  /// Throws InvalidInput when a kind of strength the problem carries is missing.
+  void check_sources(const NearSources& s) const;
 
   friend std::unique_ptr<NearFieldBackend> make_near_field_backend(const std::string& name);
   std::string name_;

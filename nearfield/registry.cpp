@@ -270,8 +270,7 @@ void NearFieldBackend::evaluate(const NearSources& s, const NearOutputs& o,
   if (!ready_) throw InvalidInput(w + "evaluate() before setup()");
   const NearFieldProblem& p = problem_;
   if (p.n_targets > 0 && !o.phi) throw InvalidInput(w + "no potential array");
-  if (p.n_sources > 0 && p.charges && !s.q) throw InvalidInput(w + "no charges");
-  if (p.n_sources > 0 && p.dipoles && (!s.mx || !s.my)) throw InvalidInput(w + "no dipoles");
+  check_sources(s);
   if (p.field && p.n_targets > 0 && (!o.ex || !o.ey))
     throw InvalidInput(w + "field requested but fx or fy is null");
   if (p.hessian && p.n_targets > 0 && (!o.hxx || !o.hxy))
@@ -302,6 +301,20 @@ void NearFieldBackend::evaluate(const NearSources& s, const NearOutputs& o,
     }
   }
   t.total = now_seconds() - t0;
+}
+
+void NearFieldBackend::check_sources(const NearSources& s) const {
+  const NearFieldProblem& p = problem_;
+  if (p.n_sources > 0 && p.charges && !s.q) throw InvalidInput(who() + "no charges");
+  if (p.n_sources > 0 && p.dipoles && (!s.mx || !s.my)) throw InvalidInput(who() + "no dipoles");
+}
+
+bool NearFieldBackend::stage_in(const NearSources& s, int threads) {
+  if (!ready_) throw InvalidInput(who() + "stage_in() before setup()");
+  check_sources(s);
+  // Staged evaluations are whole ones: not for a back end run once per density.
+  return problem_.n_targets > 0 && run_densities_ == problem_.densities &&
+         stage_strengths(s, threads);
 }
 
 void NearFieldBackend::evaluate(const double* q, double* potential, double* fx, double* fy,

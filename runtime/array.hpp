@@ -40,13 +40,19 @@ class NoInitAllocator : public std::allocator<T> {
 template <class T>
 using Array = std::vector<T, NoInitAllocator<T>>;
 
+/// Copies n elements from `from` to `to`, in parallel.
+template <class T>
+void parallel_copy(const T* from, std::size_t n, T* to, int threads) {
+  const auto count = static_cast<std::int64_t>(n);
+#pragma omp parallel for num_threads(team_size(threads, count)) schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) to[i] = from[i];
+}
+
 /// n elements copied from `from`, in parallel (the copy's first touch spread over the team).
 template <class T>
 Array<T> parallel_copy(const T* from, std::size_t n, int threads) {
   Array<T> to(n);
-  const auto count = static_cast<std::int64_t>(n);
-#pragma omp parallel for num_threads(team_size(threads, count)) schedule(static)
-  for (std::int64_t i = 0; i < count; ++i) to[i] = from[i];
+  parallel_copy(from, n, to.data(), threads);
   return to;
 }
 

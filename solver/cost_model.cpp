@@ -89,8 +89,10 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
 // cache of the same version would keep them): 2 = the far field's vector log, register blocks
 // and one M2L team; 3 = densities, dipoles and Hessians (the near field's blocked terms, the far
 // field's shared powers); 4 = the factored translations and the wide kernels (issue 23); 5 = M2L
-// truncated per offset, rows padded to 8 (docs/math.md section 3.4).
-constexpr int kOperatorsRevision = 5;
+// truncated per offset, rows padded to 8 (docs/math.md section 3.4); 6 = the power sums as
+// register-blocked products, a resident back end's host copies by the team, and a device back
+// end's pair cost measured on four times the points.
+constexpr int kOperatorsRevision = 6;
 
 std::string CalibrationKey::text() const {
   std::ostringstream o;
@@ -125,6 +127,12 @@ CostModel calibrate(const CalibrationKey& key, const Options& base) {
   // adaptive tree has the W and X lists (M2P, P2L) that uniform points hardly have: without it
   // their constant came from a few boxes at the square's edge alone.
   const std::size_t n = calibration_points(key.threads);
+  // A GPU reaches its per-pair speed only on enough pairs: on the H200 host the shared kernel
+  // took 5.95e-12 s a pair on 262144 points (CT 256) and 4.44e-12 on 1e6 (CT 512), and the
+  // constant measured on the smaller set chose CT 128 for 1e6 uniform points (13.2-13.7 ms per
+  // evaluation against 10.5 at CT 512; results/h200/session-2026-11-28c/call3.log). The two runs
+  // that give the pair cost are four times larger for a device back end.
+  const std::size_t pairs_n = backend_runs_on_device(key.backend) ? 4 * n : n;
   struct Run {
     const char* shape;
     std::size_t n;
@@ -132,8 +140,8 @@ CostModel calibrate(const CalibrationKey& key, const Options& base) {
     Timings t;
     TreeStats s;
   };
-  std::vector<Run> runs = {{"uniform", n, 16, {}, {}},
-                           {"uniform", n, 256, {}, {}},
+  std::vector<Run> runs = {{"uniform", pairs_n, 16, {}, {}},
+                           {"uniform", pairs_n, 256, {}, {}},
                            {"uniform", n / 8, 64, {}, {}},
                            {"circle", n / 4, 16, {}, {}}};
   for (Run& r : runs) {

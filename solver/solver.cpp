@@ -257,6 +257,15 @@ struct Solver::Impl {
     NearFieldTimings near_times;
     EvaluationThreads run(placement, team, stats.threads_placed, device,
                           backend_is_resident(choice.backend));
+    // A resident back end's host copies by the team, before the near field starts and after it
+    // ends, not on its host thread alone (NearFieldBackend::stage_in says why).
+    bool staged = false;
+    double staging = 0;
+    if (device)
+      timed(&staging, [&] {
+        const TraceScope trace("near: strengths staged by the team");
+        staged = near->stage_in(NearSources{s.q, s.mx, s.my}, team);
+      });
     std::atomic<bool> near_done{false};
     run.start_near_field([&] {
       const struct Done {
@@ -283,14 +292,20 @@ struct Solver::Impl {
       }
     });
     run.join();  // rethrows the back end's error, if any
-    t.near_collect = near_times.collect;
+    t.near_collect = near_times.collect + staging;
     t.near_transfer = near_times.transfer;
     t.near_kernel = near_times.kernel;
     t.near_return = near_times.ret;
     stats.device_memory = std::max(stats.device_memory, near_times.device_bytes);
+    const double* near_results[5] = {};
+    if (staged)
+      for (int k = 0; k < 5; ++k) near_results[k] = near->staged_result(k);
+    if (staged && !near_results[0])
+      throw RuntimeFailure("internal error: the staged near field left no results");
     timed(&t.far, [&] {
       const TraceScope trace("far: added to the near field");
-      arrays.add_far_field(tree, opt.densities, opt.field, opt.hessian, out, team);
+      arrays.add_far_field(tree, opt.densities, opt.field, opt.hessian, out,
+                           staged ? near_results : nullptr, team);
     });
     timed(&t.strengths,
           [&] { finish_outputs(points, s, opt.densities, opt.field, opt.hessian, out, team); });

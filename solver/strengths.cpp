@@ -140,7 +140,8 @@ void EvaluationArrays::stage_far_field(const Tree& tree, int nd, bool field, boo
 }
 
 void EvaluationArrays::add_far_field(const Tree& tree, int nd, bool field, bool hessian,
-                                     const Outputs& out, int threads) const {
+                                     const Outputs& out, const double* const* near,
+                                     int threads) const {
   const std::size_t all = std::size_t(nd) * tree.n_targets();
   double* outputs[5] = {out.potential, out.field_x, out.field_y, out.hessian_xx, out.hessian_xy};
   const Array<double>* from[5] = {&phi_, &ex_, &ey_, &hxx_, &hxy_};
@@ -148,13 +149,20 @@ void EvaluationArrays::add_far_field(const Tree& tree, int nd, bool field, bool 
   for (int c = 0; c < 5; ++c) {
     if (!wanted[c]) continue;
     double* o = outputs[c];
+    const double* n = near ? near[c] : nullptr;
     if (!staged_now_) {
+      if (n) parallel_copy(n, all, o, threads);
       to_caller_order(tree, nd, from[c]->data(), o, true, threads);
       continue;
     }
     const double* f = staged_[c].data();
+    if (n) {
 #pragma omp parallel for simd num_threads(threads) schedule(static)
-    for (std::size_t k = 0; k < all; ++k) o[k] += f[k];
+      for (std::size_t k = 0; k < all; ++k) o[k] = n[k] + f[k];
+    } else {
+#pragma omp parallel for simd num_threads(threads) schedule(static)
+      for (std::size_t k = 0; k < all; ++k) o[k] += f[k];
+    }
   }
 }
 

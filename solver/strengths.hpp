@@ -47,9 +47,12 @@ class EvaluationArrays {
   void stage_far_field(const Tree& tree, int nd, bool field, bool hessian, int threads);
   /// The far field's outputs added to the caller-order outputs (nd x targets): the staged ones
   /// element by element where stage_far_field ran for this evaluation, else through the
-  /// permutation. Each output is near + far either way (one addition): the same bits.
+  /// permutation. `near` (null: the near field's results are in `out` already): the near
+  /// field's caller-order results (phi, ex, ey, hxx, hxy) where a staged evaluation left them
+  /// (NearFieldBackend::stage_in); out = near + far in one pass then. Each output is near + far
+  /// (one addition) every way: the same bits.
   void add_far_field(const Tree& tree, int nd, bool field, bool hessian, const Outputs& out,
-                     int threads) const;
+                     const double* const* near, int threads) const;
 
  private:
   /// o = f (add: o += f) from tree order to caller order, nd rows of the targets.

@@ -410,8 +410,9 @@ TEST(FarField, StagedOutputsAddTheSameBitsAsThePermutation) {
     const std::size_t all = 2 * tree.n_targets();
     std::vector<std::vector<double>> near(5);
     for (int c = 0; c < 5; ++c) near[c] = testing::make_points("uniform", all, 20 + c).x;
-    // Near + far in caller order by one of the four routes.
-    auto route = [&](bool indexed, bool stage) {
+    // Near + far in caller order by one of the eight routes (the near field's results already
+    // in the outputs, or apart, where a staged GPU evaluation leaves them).
+    auto route = [&](bool indexed, bool stage, bool apart) {
       EvaluationArrays arrays;
       if (indexed) arrays.index_points(tree, true, kThreads);
       const FarOutputs far = arrays.far_outputs(tree, 2, true, true, kThreads);
@@ -421,18 +422,24 @@ TEST(FarField, StagedOutputsAddTheSameBitsAsThePermutation) {
         std::copy(v.begin(), v.end(), arrays_of[c]);
       }
       std::vector<std::vector<double>> o = near;
+      const double* near_apart[5] = {};
+      for (int c = 0; c < 5 && apart; ++c) {
+        o[c].assign(all, NAN);
+        near_apart[c] = near[c].data();
+      }
       if (stage) arrays.stage_far_field(tree, 2, true, true, kThreads);
       const Outputs out{o[0].data(), o[1].data(), o[2].data(), o[3].data(), o[4].data(), nullptr};
-      arrays.add_far_field(tree, 2, true, true, out, kThreads);
+      arrays.add_far_field(tree, 2, true, true, out, apart ? near_apart : nullptr, kThreads);
       return o;
     };
-    const auto scattered = route(false, false);
+    const auto scattered = route(false, false, false);
     for (int c = 0; c < 5; ++c) EXPECT_NE(scattered[c], near[c]) << "the far field was added";
     for (bool indexed : {false, true})
       for (bool stage : {false, true})
-        EXPECT_EQ(route(indexed, stage), scattered)
-            << (indexed ? "blocked" : "one by one") << (stage ? ", staged" : ", added")
-            << (self ? ", self" : ", separate");
+        for (bool apart : {false, true})
+          EXPECT_EQ(route(indexed, stage, apart), scattered)
+              << (indexed ? "blocked" : "one by one") << (stage ? ", staged" : ", added")
+              << (apart ? ", near apart" : "") << (self ? ", self" : ", separate");
     // Two densities of charges and moments in tree order.
     const std::size_t ns = tree.n_sources();
     const std::vector<double> q = testing::make_points("uniform", 2 * ns, 60).x,

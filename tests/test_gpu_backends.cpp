@@ -433,6 +433,45 @@ TEST_P(GpuDensityTest, GeometryReuseWithNewStrengthsIsEquivalentToReference) {
   }
 }
 
+/// The caller's threads do the host copies (stage_in, as Solver::evaluate does): the results
+/// left in pinned memory are bitwise those a plain evaluation writes, the caller's arrays are
+/// not touched, an output not computed has none, and the next plain evaluation leaves none.
+TEST_P(GpuDensityTest, StagedEvaluationLeavesTheSameBitsInPinnedMemory) {
+  REQUIRE_CUDA_DEVICE();
+  const Case& c = GetParam();
+  Geometry g;
+  ASSERT_TRUE(case_geometry(&g, c, 20000));
+  for (const DensityCase& dc : {DensityCase{3, true, true, true, true},
+                                DensityCase{8, true, false, false, false}}) {
+    SCOPED_TRACE(testing::describe(dc));
+    auto gpu = make_near_field_backend(c.backend);
+    gpu->setup(testing::density_problem(g, dc));
+    const std::size_t all = std::size_t(dc.nd) * g.tree.n_targets();
+    const Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kStrengthSeed);
+    DensitySums plain(all, dc), staged(all, dc);
+    gpu->evaluate(s.sources(), plain.outputs(), &plain.timings);
+    ASSERT_TRUE(gpu->stage_in(s.sources(), 4));
+    gpu->evaluate(s.sources(), staged.outputs(), &staged.timings);
+    const std::vector<double>* want[5] = {&plain.phi, &plain.ex, &plain.ey, &plain.hxx,
+                                          &plain.hxy};
+    for (int k = 0; k < 5; ++k) {
+      const double* r = gpu->staged_result(k);
+      if (want[k]->empty()) {
+        EXPECT_EQ(r, nullptr) << "output " << k;
+        continue;
+      }
+      ASSERT_NE(r, nullptr) << "output " << k;
+      EXPECT_EQ(std::vector<double>(r, r + all), *want[k]) << "output " << k;
+    }
+    EXPECT_TRUE(std::all_of(staged.phi.begin(), staged.phi.end(),
+                            [](double v) { return std::isnan(v); }))
+        << "a staged evaluation writes no caller array";
+    gpu->evaluate(s.sources(), staged.outputs(), &staged.timings);
+    EXPECT_EQ(gpu->staged_result(0), nullptr);
+    EXPECT_EQ(staged.phi, plain.phi);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Densities, GpuDensityTest,
                          ::testing::ValuesIn(density_cases_of(density_backends())), case_name);
 

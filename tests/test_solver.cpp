@@ -16,6 +16,7 @@
 
 #include "nearfield/backend.hpp"
 #include "runtime/placement.hpp"
+#include "tests/near_field_geometry.hpp"
 #include "tests/test_util.hpp"
 
 namespace mlfma2d {
@@ -332,6 +333,24 @@ TEST(Backends, GpuBackEndsSayWhyTheyCannotRun) {
     EXPECT_THROW(make_near_field_backend(name), BackendUnavailable);
   }
   EXPECT_TRUE(near_field_backend_available("cpu"));
+}
+
+// Only a resident GPU back end stages an evaluation's host copies (stage_in): the cpu back end
+// says no and keeps no results; asking before set-up, or without the strengths the problem
+// carries, is an error by name.
+TEST(Backends, OnlyResidentBackEndsStageTheirHostCopies) {
+  testing::Geometry g;
+  testing::make_geometry(&g, "uniform", 2000, false, 40, 0, 3);
+  auto cpu = make_near_field_backend("cpu");
+  const std::vector<double> q(g.tree.n_sources(), 1.0);
+  EXPECT_THROW(cpu->stage_in(NearSources{q.data(), nullptr, nullptr}, 2), InvalidInput);
+  cpu->setup(g.problem);
+  EXPECT_THROW(cpu->stage_in(NearSources{}, 2), InvalidInput);
+  EXPECT_FALSE(cpu->stage_in(NearSources{q.data(), nullptr, nullptr}, 2));
+  std::vector<double> phi(g.tree.n_targets(), NAN);
+  cpu->evaluate(NearSources{q.data(), nullptr, nullptr}, NearOutputs{phi.data()}, nullptr);
+  EXPECT_FALSE(std::isnan(phi[0])) << "an evaluation after a refused stage_in writes its outputs";
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(cpu->staged_result(k), nullptr);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <random>
 #include <string>
 #include <utility>
@@ -75,13 +76,61 @@ TEST(Wide, HornerAndPowerSumsAgreeAcrossWidths) {
   const std::vector<double> q = random(std::size_t(nd) * m, 7), mx = random(std::size_t(nd) * m, 8),
                             my = random(std::size_t(nd) * m, 9);
   const std::size_t slots = 4 * nd * (top + 1);
-  std::vector<double> o1(slots), o2(slots), scratch(slots * kWideLanes);
+  std::vector<double> o1(slots), o2(slots),
+      scratch(std::size_t(power_sums_scratch(m, top, 3 * nd)));
   w.narrow->power_sums(m, zr.data(), zi.data(), top, nd, q.data(), mx.data(), my.data(), m,
                        o1.data(), scratch.data());
   w.wide->power_sums(m, zr.data(), zi.data(), top, nd, q.data(), mx.data(), my.data(), m, o2.data(),
                      scratch.data());
   for (std::size_t i = 0; i < slots; ++i)
     EXPECT_NEAR(o1[i], o2[i], 1e-14 * (1 + std::abs(o1[i]))) << "slot " << i;
+}
+
+// The power sums against the sums written out here (std::complex, point by point), at every
+// width this CPU has: charges, dipoles and both, nd = 1, 3, 4 and 6 (every channel group and the
+// rest, one group alone: 1, 2 and 4 channels), a count of points that is not a whole number of
+// vectors, and top past a padded row.
+TEST(Wide, PowerSumsAreTheSumsOfPowers) {
+  const int m = 77, top = 25;
+  const std::vector<double> zr = random(m, 3, -0.7, 0.7), zi = random(m, 4, -0.7, 0.7);
+  for (int bits : {256, 512}) {
+    const WideKernels* k = wide_kernels_of(bits);
+    if (!k) continue;
+    for (int nd : {1, 3, 4, 6})
+      for (int kinds : {1, 2, 3}) {
+        const bool charges = kinds != 2, dipoles = kinds != 1;
+        const std::vector<double> q = random(std::size_t(nd) * m, 7),
+                                  mx = random(std::size_t(nd) * m, 8),
+                                  my = random(std::size_t(nd) * m, 9);
+        const int channels = nd * ((charges ? 1 : 0) + (dipoles ? 2 : 0));
+        std::vector<double> out(std::size_t(4 * nd * (top + 1)), NAN),
+            scratch(std::size_t(power_sums_scratch(m, top, channels)));
+        k->power_sums(m, zr.data(), zi.data(), top, nd, charges ? q.data() : nullptr,
+                      dipoles ? mx.data() : nullptr, dipoles ? my.data() : nullptr, m, out.data(),
+                      scratch.data());
+        for (int d = 0; d < nd; ++d)
+          for (int p = 0; p <= top; ++p) {
+            std::complex<double> sq = 0, sm = 0;
+            for (int j = 0; j < m; ++j) {
+              const std::complex<double> w = std::pow(std::complex<double>(zr[j], zi[j]), p);
+              sq += q[d * m + j] * w;
+              sm += std::complex<double>(mx[d * m + j], my[d * m + j]) * w;
+            }
+            const double* o = out.data() + ((d * (top + 1) + p) * 2) * 2;
+            const std::string at = "bits " + std::to_string(bits) + " nd " + std::to_string(nd) +
+                                   " kinds " + std::to_string(kinds) + " density " +
+                                   std::to_string(d) + " power " + std::to_string(p);
+            if (charges) {
+              EXPECT_NEAR(o[0], sq.real(), 1e-13 * (1 + std::abs(sq))) << at;
+              EXPECT_NEAR(o[1], sq.imag(), 1e-13 * (1 + std::abs(sq))) << at;
+            }
+            if (dipoles) {
+              EXPECT_NEAR(o[2], sm.real(), 1e-13 * (1 + std::abs(sm))) << at;
+              EXPECT_NEAR(o[3], sm.imag(), 1e-13 * (1 + std::abs(sm))) << at;
+            }
+          }
+      }
+  }
 }
 
 TEST(Wide, NearBatchAgreesAcrossWidths) {

@@ -86,12 +86,6 @@ ChunkPlan plan_chunks(const NearField& near, const ChunkCost& cost, std::size_t 
   return plan;
 }
 
-void copy_parallel(const double* src, std::size_t n, double* dst, int threads) {
-  const auto count = static_cast<std::int64_t>(n);
-#pragma omp parallel for schedule(static) num_threads(team_size(threads))
-  for (std::int64_t i = 0; i < count; ++i) dst[i] = src[i];
-}
-
 void gather_tree_order(const NearFieldProblem& p, const double* q, double* q_tree) {
   const auto n = static_cast<std::int64_t>(p.n_sources);
   const std::int64_t* idx = p.src_index;

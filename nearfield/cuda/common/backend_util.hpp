@@ -52,6 +52,8 @@ void guarded(const Stream* stream, F&& body) {
 
 /// \brief The run() of every CUDA back end: the device figures into the timings, and the back
 /// end's pipeline guarded (an exception waits for its stream before any buffer goes).
+class ChargeIo;
+
 class CudaBackend : public NearFieldBackend {
  protected:
   struct Figures {
@@ -67,6 +69,11 @@ class CudaBackend : public NearFieldBackend {
  private:
   virtual Figures figures() const = 0;
   virtual void pipeline(const NearSources& s, const NearOutputs& o, NearFieldTimings* tm) = 0;
+  /// A resident back end's charge path (its pinned staging); null for the others.
+  virtual ChargeIo* charge_io() { return nullptr; }
+  const ChargeIo* charge_io() const { return const_cast<CudaBackend*>(this)->charge_io(); }
+  bool stage_strengths(const NearSources& s, int threads) final;
+  const double* staged_output(int k) const final;
   void run(const NearSources& s, const NearOutputs& o, NearFieldTimings* tm) final {
     const Figures f = figures();
     tm->device_bytes = f.device_bytes;
@@ -198,9 +205,6 @@ struct ChunkPlan {
 /// one leaf cannot fit.
 ChunkPlan plan_chunks(const NearField& near, const ChunkCost& cost, std::size_t budget,
                       std::size_t max_targets, const std::string& who);
-
-/// dst[i] = src[i], i < n, in parallel (caller arrays into pinned staging and back).
-void copy_parallel(const double* src, std::size_t n, double* dst, int threads);
 
 /// q_tree[i] = q[src_index[i]]: charges in tree order, next to the tree-ordered coordinates.
 void gather_tree_order(const NearFieldProblem& p, const double* q, double* q_tree);

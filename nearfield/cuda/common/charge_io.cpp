@@ -79,23 +79,42 @@ const double* ChargeIo::tree(Kind k) const {
   return cptr<double>(d_tree_) + std::size_t(block) * std::size_t(nd_) * ns_;
 }
 
+const double* ChargeIo::result(int k) const {
+  return results_staged_ && k >= 0 && k < kOutputs && wanted_[k] ? h_out_[k].as<double>()
+                                                                 : nullptr;
+}
+
 NearFieldOut ChargeIo::out() const {
   return {d_out_[0].as<double>(), d_out_[1].as<double>(), d_out_[2].as<double>(),
           d_out_[3].as<double>(), d_out_[4].as<double>()};
 }
 
-void ChargeIo::charges_in(const NearSources& in, const Stream& stream, EventTimer* transfer,
-                          EventTimer* gather, NearFieldTimings* tm) {
+int ChargeIo::copy_in(const NearSources& in, int threads) {
   const std::size_t per_kind = std::size_t(nd_) * ns_;
   int channels = 0;  // the kinds carried, one after the other, as tree() reads them
-  timed(&tm->collect, [&] {
-    for (const double* kind :
-         {charges_ ? in.q : nullptr, dipoles_ ? in.mx : nullptr, dipoles_ ? in.my : nullptr}) {
-      if (!kind) continue;
-      copy_parallel(kind, per_kind, h_in_.as<double>() + std::size_t(channels) * ns_, threads_);
-      channels += nd_;
-    }
-  });
+  for (const double* kind :
+       {charges_ ? in.q : nullptr, dipoles_ ? in.mx : nullptr, dipoles_ ? in.my : nullptr}) {
+    if (!kind) continue;
+    if (threads > 0)
+      parallel_copy(kind, per_kind, h_in_.as<double>() + std::size_t(channels) * ns_, threads);
+    channels += nd_;
+  }
+  return channels;
+}
+
+void ChargeIo::stage_in(const NearSources& in, int threads) {
+  copy_in(in, std::max(1, threads));
+  staged_ = true;
+  results_staged_ = false;
+}
+
+void ChargeIo::charges_in(const NearSources& in, const Stream& stream, EventTimer* transfer,
+                          EventTimer* gather, NearFieldTimings* tm) {
+  running_staged_ = staged_;
+  staged_ = false;
+  results_staged_ = false;
+  int channels = 0;
+  timed(&tm->collect, [&] { channels = copy_in(in, running_staged_ ? 0 : threads_); });
   transfer->start(stream);
   copy_to_device_async(d_in_.as<void>(), h_in_.as<void>(), d_in_.bytes(), stream);
   transfer->stop(stream);
@@ -113,10 +132,25 @@ void ChargeIo::results_to_caller(const Stream& stream, EventTimer* ret, const Ne
     if (wanted_[k]) copy_to_host_async(h_out_[k].as<void>(), d_out_[k].as<void>(), 8 * n, stream);
   ret->stop(stream);
   tm->ret += ret->seconds();  // waits for the results
+  if (running_staged_) {
+    results_staged_ = true;
+    return;
+  }
   timed(&tm->ret, [&] {
     for (int k = 0; k < kOutputs; ++k)
-      if (wanted_[k]) copy_parallel(h_out_[k].as<double>(), n, caller_output(o, k), threads_);
+      if (wanted_[k]) parallel_copy(h_out_[k].as<double>(), n, caller_output(o, k), threads_);
   });
+}
+
+bool CudaBackend::stage_strengths(const NearSources& s, int threads) {
+  ChargeIo* io = charge_io();
+  if (io) io->stage_in(s, threads);
+  return io != nullptr;
+}
+
+const double* CudaBackend::staged_output(int k) const {
+  const ChargeIo* io = charge_io();
+  return io ? io->result(k) : nullptr;
 }
 
 }  // namespace mlfma2d::cuda

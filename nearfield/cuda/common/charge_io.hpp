@@ -54,15 +54,25 @@ class ChargeIo {
   /// Makes the pinned buffers setup() will take for this shape now (reserve_pinned).
   static void reserve(const ChargeShape& shape);
 
-  /// Collect (host part: the caller's strengths into pinned memory) and enqueue transfer and
-  /// gather to tree order.
+  /// The caller's strengths into pinned memory with `threads` threads, ahead of the evaluation
+  /// (NearFieldBackend::stage_in): the next charges_in() takes them from there, and the
+  /// results of that evaluation stay in pinned memory (result()).
+  void stage_in(const NearSources& in, int threads);
+
+  /// Collect (host part: the caller's strengths into pinned memory, unless stage_in() put them
+  /// there) and enqueue transfer and gather to tree order.
   void charges_in(const NearSources& in, const Stream& stream, EventTimer* transfer,
                   EventTimer* gather, NearFieldTimings* tm);
 
   /// The caller-order results device to pinned host (timed by `ret`, waited for) and on into the
-  /// caller's arrays: the return phase.
+  /// caller's arrays (not for an evaluation stage_in() began: result() then holds them): the
+  /// return phase.
   void results_to_caller(const Stream& stream, EventTimer* ret, const NearOutputs& o,
                          NearFieldTimings* tm);
+
+  /// Output k (NearFieldOut's order) of the last evaluation stage_in() began, caller order, nd x
+  /// n_targets, in pinned memory; null when not wanted or no such evaluation ran.
+  const double* result(int k) const;
 
   /// The strengths in tree order, nd arrays of n_sources each (density d at d * n_sources); null
   /// for a kind the problem does not carry.
@@ -75,11 +85,17 @@ class ChargeIo {
  private:
   enum Kind { kCharge, kMx, kMy };
   const double* tree(Kind k) const;
+  /// Copies the kinds carried into the pinned strengths with `threads` threads (none: 0) and
+  /// returns the channels they fill.
+  int copy_in(const NearSources& in, int threads);
   std::size_t ns_ = 0, nt_ = 0;
   int nd_ = 1;
   bool charges_ = true, dipoles_ = false;
   bool wanted_[kOutputs] = {};
   int threads_ = 1;
+  // stage_in() filled the pinned strengths for the next evaluation; that evaluation (running)
+  // leaves its results in pinned memory.
+  bool staged_ = false, running_staged_ = false, results_staged_ = false;
   DeviceBuffer d_src_index_, d_in_, d_tree_, d_out_[kOutputs];
   PinnedBuffer h_in_, h_out_[kOutputs];
 };

@@ -104,11 +104,11 @@ class IndexingBackend final : public cuda::CudaBackend {
     // Collect arrays 1-3 (caller order) into pinned staging: targetPoints, sourcePoints,
     // potentials of Alg. 1.
     timed(&tm->collect, [&] {
-      cuda::copy_parallel(s_.targets_x(), nt, s_.h_tx.as<double>(), p.threads);
-      cuda::copy_parallel(s_.targets_y(), nt, s_.h_ty.as<double>(), p.threads);
-      cuda::copy_parallel(s_.sx.data(), ns, s_.h_sx.as<double>(), p.threads);
-      cuda::copy_parallel(s_.sy.data(), ns, s_.h_sy.as<double>(), p.threads);
-      cuda::copy_parallel(in.q, ns, s_.h_q.as<double>(), p.threads);
+      parallel_copy(s_.targets_x(), nt, s_.h_tx.as<double>(), p.threads);
+      parallel_copy(s_.targets_y(), nt, s_.h_ty.as<double>(), p.threads);
+      parallel_copy(s_.sx.data(), ns, s_.h_sx.as<double>(), p.threads);
+      parallel_copy(s_.sy.data(), ns, s_.h_sy.as<double>(), p.threads);
+      parallel_copy(in.q, ns, s_.h_q.as<double>(), p.threads);
     });
 
     s_.transfer->start(stream);
@@ -167,10 +167,10 @@ class IndexingBackend final : public cuda::CudaBackend {
     s_.ret->stop(stream);
     tm->ret += s_.ret->seconds();
     timed(&tm->ret, [&] {
-      cuda::copy_parallel(s_.h_phi.as<double>(), nt, outputs.phi, p.threads);
+      parallel_copy(s_.h_phi.as<double>(), nt, outputs.phi, p.threads);
       if (field) {
-        cuda::copy_parallel(s_.h_ex.as<double>(), nt, outputs.ex, p.threads);
-        cuda::copy_parallel(s_.h_ey.as<double>(), nt, outputs.ey, p.threads);
+        parallel_copy(s_.h_ex.as<double>(), nt, outputs.ex, p.threads);
+        parallel_copy(s_.h_ey.as<double>(), nt, outputs.ey, p.threads);
       }
     });
   }

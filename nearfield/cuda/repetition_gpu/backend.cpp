@@ -130,6 +130,8 @@ class RepetitionGpuBackend final : public cuda::CudaBackend {
     }
   }
 
+  cuda::ChargeIo* charge_io() override { return &s_.r.io; }
+
   Figures figures() const override {
     const std::size_t nt = problem().n_targets;
     return {s_.r.device_bytes(), (nt + s_.chunk - 1) / s_.chunk, s_.r.stream.get()};
