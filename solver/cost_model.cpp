@@ -189,11 +189,17 @@ CostModel calibrate(const CalibrationKey& key, const Options& base) {
   m.wx = wx_u > 0 ? per(wx, wx_u) : m.point;
   m.far_point = per(rest, rest_u);
   // Near field: t = fixed + near_point (points) + pair (pairs). Runs 0 and 1 share the points, so
-  // their difference gives the pair cost; run 2 separates the fixed part from the per-point one.
+  // on the CPU their difference gives the pair cost; run 2 separates the fixed part from the
+  // per-point one. A GPU's pair costs more in small leaves (a block of few targets, many short
+  // ranges): the difference from run 0's 16-point leaves came out below the cost in run 1's
+  // (and below any leaf of 100 points or more), and chose CT 1024 for 8 densities of 1e6 uniform
+  // points, 55.8 ms per evaluation against 37.0 at CT 512 (results/h200/session-2026-11-28c/
+  // call4). There run 1 alone gives it: its pairs are nearly all its time.
   const auto points = [](const Run& r) { return double(r.s.n_sources + r.s.n_targets); };
   const auto pairs = [](const Run& r) { return double(r.s.near_pairs); };
   const double dp = pairs(runs[1]) - pairs(runs[0]);
-  m.pair = dp != 0 ? std::max(0.0, (runs[1].t.near - runs[0].t.near) / dp) : 0.0;
+  if (!m.overlap)
+    m.pair = dp != 0 ? std::max(0.0, (runs[1].t.near - runs[0].t.near) / dp) : 0.0;
   if (m.pair == 0) m.pair = per(runs[1].t.near, pairs(runs[1]));
   const double base0 = std::max(0.0, runs[0].t.near - m.pair * pairs(runs[0]));
   const double base2 = std::max(0.0, runs[2].t.near - m.pair * pairs(runs[2]));
