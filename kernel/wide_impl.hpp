@@ -184,9 +184,9 @@ bool near_batch_dispatch(int n, const double* x, const double* y, int batch, int
 // the lanes at the end. The powers come from each point's next power (kept between blocks) by
 // K complex products; with several groups they are made once per block into 2 K rows of the
 // points, which every group reads from the cache (made once for every density, not once per
-// density: nd = 8 at top = 30 took 10x the time of one density that way,
-// results/h200/session-2026-11-28c/call1); one group (1, 2 or 4 channels) makes them in
-// registers as it sums.
+// density: nd = 8 at top = 30 took 10-12x the time of one density that way, its sums through
+// memory, results/h200/session-2026-11-28c/call1 and call2); one group (1, 2 or 4 channels)
+// makes them in registers as it sums.
 template <class V, int G, bool kMake>
 void power_block(long points, long mp, const double* w, double* next, const double* pw,
                  const double* st, double* sums, int rows) {

@@ -130,8 +130,9 @@ CostModel calibrate(const CalibrationKey& key, const Options& base) {
   // A GPU reaches its per-pair speed only on enough pairs: on the H200 host the shared kernel
   // took 5.95e-12 s a pair on 262144 points (CT 256) and 4.44e-12 on 1e6 (CT 512), and the
   // constant measured on the smaller set chose CT 128 for 1e6 uniform points (13.2-13.7 ms per
-  // evaluation against 10.5 at CT 512; results/h200/session-2026-11-28c/call3.log). The two runs
-  // that give the pair cost are four times larger for a device back end.
+  // evaluation against 10.5 at CT 512; results/h200/session-2026-11-28c/call3.log). The two
+  // uniform runs, the near-heavy one of which gives a device's pair cost (below), are four times
+  // larger for a device back end.
   const std::size_t pairs_n = backend_runs_on_device(key.backend) ? 4 * n : n;
   struct Run {
     const char* shape;
