@@ -89,17 +89,15 @@ NearFieldOut ChargeIo::out() const {
           d_out_[3].as<double>(), d_out_[4].as<double>()};
 }
 
-int ChargeIo::copy_in(const NearSources& in, int threads) {
+void ChargeIo::copy_in(const NearSources& in, int threads) {
   const std::size_t per_kind = std::size_t(nd_) * ns_;
   int channels = 0;  // the kinds carried, one after the other, as tree() reads them
   for (const double* kind :
        {charges_ ? in.q : nullptr, dipoles_ ? in.mx : nullptr, dipoles_ ? in.my : nullptr}) {
     if (!kind) continue;
-    if (threads > 0)
-      parallel_copy(kind, per_kind, h_in_.as<double>() + std::size_t(channels) * ns_, threads);
+    parallel_copy(kind, per_kind, h_in_.as<double>() + std::size_t(channels) * ns_, threads);
     channels += nd_;
   }
-  return channels;
 }
 
 void ChargeIo::stage_in(const NearSources& in, int threads) {
@@ -113,8 +111,8 @@ void ChargeIo::charges_in(const NearSources& in, const Stream& stream, EventTime
   running_staged_ = staged_;
   staged_ = false;
   results_staged_ = false;
-  int channels = 0;
-  timed(&tm->collect, [&] { channels = copy_in(in, running_staged_ ? 0 : threads_); });
+  if (!running_staged_) timed(&tm->collect, [&] { copy_in(in, threads_); });
+  const int channels = nd_ * ((charges_ ? 1 : 0) + (dipoles_ ? 2 : 0));
   transfer->start(stream);
   copy_to_device_async(d_in_.as<void>(), h_in_.as<void>(), d_in_.bytes(), stream);
   transfer->stop(stream);

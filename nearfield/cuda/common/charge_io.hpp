@@ -85,9 +85,8 @@ class ChargeIo {
  private:
   enum Kind { kCharge, kMx, kMy };
   const double* tree(Kind k) const;
-  /// Copies the kinds carried into the pinned strengths with `threads` threads (none: 0) and
-  /// returns the channels they fill.
-  int copy_in(const NearSources& in, int threads);
+  /// Copies the kinds carried into the pinned strengths with `threads` threads.
+  void copy_in(const NearSources& in, int threads);
   std::size_t ns_ = 0, nt_ = 0;
   int nd_ = 1;
   bool charges_ = true, dipoles_ = false;
