@@ -97,9 +97,17 @@ int m2l_terms(int p, int offset) {
   return std::min(p + 1, int(std::ceil(double(p + 1) * ratio - 1e-9)) + kMargin);
 }
 
-Scaling::Scaling(const std::vector<Complex>& before, const std::vector<Complex>& after) {
-  for (const Complex& b : before) before_re.push_back(b.real()), before_im.push_back(b.imag());
-  for (const Complex& a : after) after_re.push_back(a.real()), after_im.push_back(a.imag());
+Scaling::Scaling(const std::vector<Complex>& b, const std::vector<Complex>& a) {
+  auto interleaved = [](const std::vector<Complex>& v) {
+    Factor f;
+    for (const Complex& c : v) {
+      f.re.insert(f.re.end(), {c.real(), c.real()});
+      f.im.insert(f.im.end(), {-c.imag(), c.imag()});
+    }
+    return f;
+  };
+  before = interleaved(b);
+  after = interleaved(a);
 }
 
 // The factored forms (docs/math.md section 3.4): every operator above is
@@ -173,20 +181,23 @@ namespace {
 // product for every offset or quadrant), scaled by `after` and added to `out` in the order the
 // items came, whatever the block size (the sums' order does not depend on the threads). Items
 // come in kinds by the terms they keep (M2L's truncation per offset, section 3.4): a kind's
-// items are one product with R's leading rows x n block, n the kind's terms.
+// items are one product with R's leading rows x n block, n the kind's terms. The columns stay
+// complex, real and imaginary parts interleaved as the expansions hold them, from the scaling
+// through the product to the output (WideKernels::gemm, scale): no shuffles into planes and back.
 class FactoredBlock {
  public:
   /// terms[c]: the coefficients kind c keeps (<= p + 1, the expansions' column length).
   FactoredBlock(const RMatrix& R, int p, const std::vector<int>& terms, int nd)
-      : R_(R), stride_(p + 1), nd_(nd), cap_(std::max(1, kColumns / (2 * nd))) {
-    const int cols = (2 * nd * cap_ + kWideCols - 1) / kWideCols * kWideCols;
+      : R_(R), wide_(wide_kernels()), stride_(2 * (p + 1)), nd_(nd),
+        cap_(std::max(1, kColumns / (2 * nd))) {
+    const int items = (nd * cap_ + kWideItems - 1) / kWideItems * kWideItems;
     kinds_.resize(terms.size());
     for (std::size_t c = 0; c < terms.size(); ++c) {
       Kind& k = kinds_[c];
       k.n = terms[c];
       k.rows = wide_rows(k.n);
-      k.S = storage(2 * c, std::size_t(k.n) * cols);
-      k.V = storage(2 * c + 1, std::size_t(k.rows) * cols);
+      k.S = storage(2 * c, std::size_t(2 * k.n) * items);
+      k.V = storage(2 * c + 1, std::size_t(2 * k.rows) * items);
     }
     items_.reserve(std::size_t(cap_ * int(terms.size())));
   }
@@ -196,19 +207,9 @@ class FactoredBlock {
   void add(int kind, const Complex* in, Complex* out, const Scaling& sc, Complex b0 = 0) {
     Kind& k = kinds_[std::size_t(kind)];
     const int i = k.count++, n = k.n;
-    const double* br = sc.before_re.data();
-    const double* bi = sc.before_im.data();
-    for (int d = 0; d < nd_; ++d) {
-      const double* a = reinterpret_cast<const double*>(in + std::ptrdiff_t(d) * stride_);
-      double* re = k.S + std::size_t(2 * (i * nd_ + d)) * n;
-      double* im = re + n;
-#pragma omp simd
-      for (int j = 0; j < n; ++j) {
-        const double ar = a[2 * j], ai = a[2 * j + 1];
-        re[j] = br[j] * ar - bi[j] * ai;
-        im[j] = br[j] * ai + bi[j] * ar;
-      }
-    }
+    wide_.scale(n, nd_, sc.before.re.data(), sc.before.im.data(),
+                reinterpret_cast<const double*>(in), stride_,
+                k.S + std::size_t(2 * n) * std::size_t(i * nd_), 2 * n, false);
     items_.push_back({in, out, &sc, b0, kind, i});
     if (k.count == cap_) flush();
   }
@@ -219,26 +220,18 @@ class FactoredBlock {
     // Whole tiles of columns: the columns past the items' hold zeros or earlier items' values,
     // whose products are not read.
     for (Kind& k : kinds_) {
-      const int m = (k.count * 2 * nd_ + kWideCols - 1) / kWideCols * kWideCols;
-      if (m > 0) wide_kernels().gemm(k.n, k.rows, int(R_.rows()), m, R_.data(), k.S, k.V);
+      const int m = (k.count * nd_ + kWideItems - 1) / kWideItems * kWideItems;
+      if (m > 0) wide_.gemm(k.n, k.rows, int(R_.rows()), m, R_.data(), k.S, 2 * k.n, k.V);
       k.count = 0;
     }
     for (const Item& it : items_) {
       const Kind& k = kinds_[std::size_t(it.kind)];
-      const double* ar = it.sc->after_re.data();
-      const double* ai = it.sc->after_im.data();
-      for (int d = 0; d < nd_; ++d) {
-        const double* re = k.V + std::size_t(2 * (it.index * nd_ + d)) * k.rows;
-        const double* im = re + k.rows;
-        double* out = reinterpret_cast<double*>(it.out + std::ptrdiff_t(d) * stride_);
-#pragma omp simd
-        for (int l = 0; l < k.n; ++l) {
-          out[2 * l] += ar[l] * re[l] - ai[l] * im[l];
-          out[2 * l + 1] += ar[l] * im[l] + ai[l] * re[l];
-        }
-        if (it.b0 != Complex(0))
-          it.out[std::ptrdiff_t(d) * stride_] += it.in[std::ptrdiff_t(d) * stride_] * it.b0;
-      }
+      wide_.scale(k.n, nd_, it.sc->after.re.data(), it.sc->after.im.data(),
+                  k.V + std::size_t(2 * k.rows) * std::size_t(it.index * nd_), 2 * k.rows,
+                  reinterpret_cast<double*>(it.out), stride_, true);
+      if (it.b0 != Complex(0))
+        for (int d = 0; d < nd_; ++d)
+          it.out[std::ptrdiff_t(d) * stride_ / 2] += it.in[std::ptrdiff_t(d) * stride_ / 2] * it.b0;
     }
     items_.clear();
   }
@@ -249,7 +242,8 @@ class FactoredBlock {
   static constexpr int kColumns = 256;
   struct Kind {
     int n = 0, rows = 0, count = 0;
-    // S: n x cols (column 2 (i nd + d) + c, c = 0 real, 1 imaginary), V = R S: rows x cols.
+    // S: complex columns of n terms (item i, density d: column i nd + d, 2 n doubles each),
+    // V = R S: columns of `rows` terms.
     double *S = nullptr, *V = nullptr;
   };
   struct Item {
@@ -270,7 +264,9 @@ class FactoredBlock {
     return store[which].data();
   }
   const RMatrix& R_;
-  int stride_, nd_, cap_;
+  const WideKernels& wide_;
+  int stride_;  // doubles between a box's density columns: 2 (p + 1)
+  int nd_, cap_;
   std::vector<Kind> kinds_;
   std::vector<Item> items_;
 };

@@ -26,8 +26,14 @@ using RMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
 /// translation of its kind shares (docs/math.md section 3.4): out_l += after_l sum_k
 /// R(l, k) before_k in_k. Only the scalings depend on the offset (or the quadrant).
 struct Scaling {
-  /// p + 1 each, real and imaginary parts apart (the loops that apply them run as vectors).
-  std::vector<double> before_re, before_im, after_re, after_im;
+  /// One diagonal a_j (p + 1 terms) in the interleaved form WideKernels::scale applies to
+  /// interleaved complex columns: re = (Re a_0, Re a_0, Re a_1, Re a_1, ...),
+  /// im = (-Im a_0, Im a_0, -Im a_1, Im a_1, ...).
+  struct Factor {
+    std::vector<double> re, im;
+    Complex at(int j) const { return {re[std::size_t(2 * j)], im[std::size_t(2 * j + 1)]}; }
+  };
+  Factor before, after;
   Scaling() = default;
   Scaling(const std::vector<Complex>& before, const std::vector<Complex>& after);
 };

@@ -92,18 +92,24 @@ void box_offsets(const Tree& tree, BoxRef r, const double* x, const double* y, s
 }
 
 // Adds f, f', f'' (f's derivatives already scaled to the caller's units) to the outputs of
-// density d at targets i0 + j: phi += Re f, E = (-Re f', Im f'), H = (Re f'', -Im f'').
+// density d at target i: phi += Re f, E += (-Re f', Im f'), H += (Re f'', -Im f''); or, with
+// `first` (L2P: the first operator to reach a leaf's targets), sets them.
 struct OutputAt {
   const FarOutputs& out;
   std::size_t nt;
-  void potential(int d, std::int64_t i, double v) const { out.phi[std::size_t(d) * nt + i] += v; }
+  bool first = false;
+  void put(double* a, std::int64_t i, int d, double v) const {
+    double& o = a[std::size_t(d) * nt + std::size_t(i)];
+    o = first ? v : o + v;
+  }
+  void potential(int d, std::int64_t i, double v) const { put(out.phi, i, d, v); }
   void field(int d, std::int64_t i, double fr, double fi) const {
-    out.ex[std::size_t(d) * nt + i] -= fr;
-    out.ey[std::size_t(d) * nt + i] += fi;
+    put(out.ex, i, d, -fr);
+    put(out.ey, i, d, fi);
   }
   void hessian(int d, std::int64_t i, double hr, double hi) const {
-    out.hxx[std::size_t(d) * nt + i] += hr;
-    out.hxy[std::size_t(d) * nt + i] -= hi;
+    put(out.hxx, i, d, hr);
+    put(out.hxy, i, d, -hi);
   }
 };
 
@@ -143,7 +149,9 @@ void P2M(const Tree& tree, const Operators& ops, const FarSources& s, Expansions
 void L2P(const Tree& tree, const Operators& ops, const Expansions& e, const FarOutputs& out,
          int threads) {
   const int p = ops.p, nd = e.nd;
-  const OutputAt at{out, tree.n_targets()};
+  // L2P is the first to write each target of a leaf on levels >= 3 (EvaluationArrays::
+  // far_outputs zeroes the rest): it sets the outputs, M2P adds after.
+  const OutputAt at{out, tree.n_targets(), true};
   // Horner across the box's targets (vectorised over targets), z = (x - c)/s:
   //   f = sum_l B_l z^l,  f' = (1/s) sum_l l B_l z^(l-1),  f'' = (1/s^2) sum_l l (l-1) B_l z^(l-2)
   //   phi = Re f,  E = (-Re f', Im f'),  H = (Re f'', -Im f'')
@@ -159,22 +167,24 @@ void L2P(const Tree& tree, const Operators& ops, const Expansions& e, const FarO
       for (int l = 0; l <= p; ++l) cr[l] = c[l].real(), ci[l] = c[l].imag();
       horner(m, pzr, pzi, cr, ci, p,
              [&](std::int64_t i, double fr, double) { at.potential(d, i0 + i, fr); });
-      if (out.ex && p >= 1) {
-        // f' s = sum_{l=0..p-1} (l+1) B_{l+1} z^l
+      if (out.ex) {
+        // f' s = sum_{l=0..p-1} (l+1) B_{l+1} z^l  (0 with one term)
         for (int l = 0; l < p; ++l)
           cr[l] = (l + 1) * c[l + 1].real(), ci[l] = (l + 1) * c[l + 1].imag();
-        horner(m, pzr, pzi, cr, ci, p - 1, [&](std::int64_t i, double fr, double fi) {
+        if (p == 0) cr[0] = ci[0] = 0;
+        horner(m, pzr, pzi, cr, ci, std::max(p - 1, 0), [&](std::int64_t i, double fr, double fi) {
           at.field(d, i0 + i, fr * inv_s, fi * inv_s);
         });
       }
-      if (out.hxx && p >= 2) {
-        // f'' s^2 = sum_{l=0..p-2} (l+2)(l+1) B_{l+2} z^l
+      if (out.hxx) {
+        // f'' s^2 = sum_{l=0..p-2} (l+2)(l+1) B_{l+2} z^l  (0 with fewer than three terms)
         const double inv_s2 = inv_s * inv_s;
         for (int l = 0; l + 2 <= p; ++l) {
           const double f = double(l + 2) * double(l + 1);
           cr[l] = f * c[l + 2].real(), ci[l] = f * c[l + 2].imag();
         }
-        horner(m, pzr, pzi, cr, ci, p - 2, [&](std::int64_t i, double hr, double hi) {
+        if (p < 2) cr[0] = ci[0] = 0;
+        horner(m, pzr, pzi, cr, ci, std::max(p - 2, 0), [&](std::int64_t i, double hr, double hi) {
           at.hessian(d, i0 + i, hr * inv_s2, hi * inv_s2);
         });
       }

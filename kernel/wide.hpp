@@ -13,12 +13,22 @@ namespace mlfma2d {
 /// \brief The kernels of one vector width.
 struct WideKernels {
   int bits = 256;  ///< 512 (AVX-512), 256 (AVX2) or 64 (scalar: a build without AVX2)
-  /// V = R S: R is rows x n, column-major with leading dimension ld >= rows (its leading
-  /// rows x n block of a larger matrix), rows a multiple of kWideRows; S is n x cols,
-  /// column-major with leading dimension n, cols a multiple of kWideCols; V is rows x cols,
-  /// leading dimension `rows`. Each element is the sum over k in increasing order, one fused
-  /// multiply-add each: the same at every width.
-  void (*gemm)(int n, int rows, int ld, int cols, const double* R, const double* S, double* V);
+  /// V = R S on complex columns, real and imaginary parts interleaved: R is rows x n,
+  /// column-major with leading dimension ld >= rows (its leading rows x n block of a larger
+  /// matrix), rows a multiple of kWideRows; S holds `items` complex columns of n terms,
+  /// S[j sld + 2 k + c] (c = 0 real, 1 imaginary), items a multiple of kWideItems; V holds
+  /// them as V[j 2 rows + 2 i + c]. Each element is the sum over k in increasing order, one
+  /// fused multiply-add each: the same at every width.
+  void (*gemm)(int n, int rows, int ld, int items, const double* R, const double* S, long sld,
+               double* V);
+
+  /// Complex diagonal scalings of nd interleaved columns of n terms (docs/math.md section 3.4):
+  ///   y_d[j] = a_j x_d[j]   (add: y_d[j] += a_j x_d[j]),   x_d = x + d xs, y_d = y + d ys
+  /// (doubles), a given as re = (Re a_0, Re a_0, Re a_1, ...) and im = (-Im a_0, Im a_0, ...):
+  /// re x + im swap(x), one product and one fused multiply-add a double (the same at every
+  /// width). Reads and writes the columns' 2 n doubles alone.
+  void (*scale)(int n, int nd, const double* re, const double* im, const double* x, long xs,
+                double* y, long ys, bool add);
 
   /// The near field at one target (tx, ty) over n sources (x, y) (n a multiple of
   /// kWideLanes), for `batch` densities at once (1, 2, 4 or 8; at most kWideBatch[order]):
@@ -80,11 +90,12 @@ constexpr long power_sums_scratch(int m, int top, int channels) {
 constexpr int kWideBatch[3] = {8, 4, 2};
 
 /// Rows of R are padded to a multiple of this (one 512-bit vector: the row tiles of every width
-/// divide it); columns of S and V to a multiple of kWideCols.
+/// divide it); the columns of S and V to a multiple of kWideItems.
 constexpr int kWideRows = 8;
 /// The rows of R a product of n terms multiplies: n padded to a multiple of kWideRows.
 constexpr int wide_rows(int n) { return (n + kWideRows - 1) / kWideRows * kWideRows; }
-constexpr int kWideCols = 6;
+/// Complex columns per tile of the product: their real and imaginary columns are 6.
+constexpr int kWideItems = 3;
 
 /// The widest kernels this CPU and this build have (512-bit where both have AVX-512), or the
 /// 256-bit ones where MLFMA2D_VECTOR_BITS=256 asks for them.

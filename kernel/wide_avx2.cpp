@@ -40,6 +40,17 @@ struct V {
   static mask mor(mask a, mask b) { return _mm256_or_pd(a, b); }
   static bool any(mask m) { return _mm256_movemask_pd(m) != 0; }
   static reg blend(mask m, reg a, reg b) { return _mm256_blendv_pd(b, a, m); }
+  static void interleave(reg re, reg im, reg* lo, reg* hi) {
+    const reg a = _mm256_unpacklo_pd(re, im), b = _mm256_unpackhi_pd(re, im);  // 0 2, 1 3
+    *lo = _mm256_permute2f128_pd(a, b, 0x20);
+    *hi = _mm256_permute2f128_pd(a, b, 0x31);
+  }
+  static reg swap(reg r) { return _mm256_permute_pd(r, 0x5); }
+  static __m256i first(int c) {
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(c), _mm256_setr_epi64x(0, 1, 2, 3));
+  }
+  static reg load_first(const double* p, int c) { return _mm256_maskload_pd(p, first(c)); }
+  static void store_first(double* p, reg r, int c) { _mm256_maskstore_pd(p, first(c), r); }
 };
 constexpr int kRowVectors = 2;  // 2 x 6 accumulators of 16 registers
 constexpr int kBits = 256;
@@ -66,6 +77,7 @@ struct V {
   static mask mor(mask a, mask b) { return a || b; }
   static bool any(mask m) { return m; }
   static reg blend(mask m, reg a, reg b) { return m ? a : b; }
+  static void interleave(reg re, reg im, reg* lo, reg* hi) { *lo = re, *hi = im; }
 };
 constexpr int kRowVectors = 4;
 constexpr int kBits = 64;

@@ -36,6 +36,17 @@ struct V {
   static mask mor(mask a, mask b) { return mask(a | b); }
   static bool any(mask m) { return m != 0; }
   static reg blend(mask m, reg a, reg b) { return _mm512_mask_blend_pd(m, b, a); }
+  static void interleave(reg re, reg im, reg* lo, reg* hi) {
+    *lo = _mm512_permutex2var_pd(re, _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), im);
+    *hi = _mm512_permutex2var_pd(re, _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15), im);
+  }
+  static reg swap(reg r) { return _mm512_shuffle_pd(r, r, 0x55); }
+  static reg load_first(const double* p, int c) {
+    return _mm512_maskz_loadu_pd(__mmask8((1u << c) - 1), p);
+  }
+  static void store_first(double* p, reg r, int c) {
+    _mm512_mask_storeu_pd(p, __mmask8((1u << c) - 1), r);
+  }
 };
 constexpr int kRowVectors = 4;  // 4 x 6 accumulators of 32 registers
 

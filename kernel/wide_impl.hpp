@@ -7,15 +7,20 @@
 //               V::log(r) (glibc's vector log), V::hsum(r)
 //   V::mask     a lane mask; V::lt(a, b), V::ne(a, b), V::mand, V::mor, V::any(m),
 //               V::blend(m, a, b) = m ? a : b
+//   V::interleave(re, im, &lo, &hi)  (re_0, im_0, re_1, im_1, ...) in lo, then hi
+//   V::swap(r)  each pair of lanes swapped (W >= 2);  V::load_first(p, c),
+//               V::store_first(p, r, c): the first c < W lanes alone (W >= 2)
 // No standard library templates here: this code is compiled once per instruction set.
 
-// V = R S, row tiles of RV x W rows and kWideCols columns held in registers; rows past the
-// last whole tile of RV vectors go to tiles of RV / 2, RV / 4, ... vectors (rows is a multiple of
-// kWideRows, so of every width's smallest tile).
+// V = R S on interleaved complex columns (WideKernels::gemm): row tiles of RV x W rows and
+// kWideItems items (their real and imaginary columns) held in registers, stored interleaved;
+// rows past the last whole tile of RV vectors go to tiles of RV / 2, RV / 4, ... vectors (rows
+// is a multiple of kWideRows, so of every width's smallest tile).
 template <class V, int RV>
-int gemm_tiles(int n, int i0, int rows, int ld, const double* R, const double* s, double* out) {
+int gemm_tiles(int n, int i0, int rows, int ld, const double* R, const double* s, long sld,
+               double* out) {
   constexpr int kRows = RV * V::W;
-  constexpr int kCols = mlfma2d::kWideCols;
+  constexpr int kCols = 2 * mlfma2d::kWideItems;
   for (; i0 + kRows <= rows; i0 += kRows) {
     typename V::reg acc[RV][kCols];
     for (int r = 0; r < RV; ++r)
@@ -25,24 +30,69 @@ int gemm_tiles(int n, int i0, int rows, int ld, const double* R, const double* s
       typename V::reg col[RV];
       for (int r = 0; r < RV; ++r) col[r] = V::load(a + r * V::W);
       for (int c = 0; c < kCols; ++c) {
-        const typename V::reg b = V::set1(s[static_cast<long>(c) * n + k]);
+        const typename V::reg b = V::set1(s[(c / 2) * sld + 2 * k + c % 2]);
         for (int r = 0; r < RV; ++r) acc[r][c] = V::fma(col[r], b, acc[r][c]);
       }
     }
-    for (int c = 0; c < kCols; ++c)
-      for (int r = 0; r < RV; ++r)
-        V::store(out + static_cast<long>(c) * rows + i0 + r * V::W, acc[r][c]);
+    for (int j = 0; j < mlfma2d::kWideItems; ++j)
+      for (int r = 0; r < RV; ++r) {
+        typename V::reg lo, hi;
+        V::interleave(acc[r][2 * j], acc[r][2 * j + 1], &lo, &hi);
+        double* o = out + static_cast<long>(j) * 2 * rows + 2 * (i0 + r * V::W);
+        V::store(o, lo);
+        V::store(o + V::W, hi);
+      }
   }
-  if constexpr (RV > 1) i0 = gemm_tiles<V, RV / 2>(n, i0, rows, ld, R, s, out);
+  if constexpr (RV > 1) i0 = gemm_tiles<V, RV / 2>(n, i0, rows, ld, R, s, sld, out);
   return i0;
 }
 
 template <class V, int kRowVectors>
-void gemm_impl(int n, int rows, int ld, int cols, const double* R, const double* S, double* Vout) {
-  constexpr int kCols = mlfma2d::kWideCols;
-  for (int j0 = 0; j0 < cols; j0 += kCols)
-    gemm_tiles<V, kRowVectors>(n, 0, rows, ld, R, S + static_cast<long>(j0) * n,
-                               Vout + static_cast<long>(j0) * rows);
+void gemm_impl(int n, int rows, int ld, int items, const double* R, const double* S, long sld,
+               double* Vout) {
+  constexpr int kItems = mlfma2d::kWideItems;
+  for (int j0 = 0; j0 < items; j0 += kItems)
+    gemm_tiles<V, kRowVectors>(n, 0, rows, ld, R, S + j0 * sld, sld,
+                               Vout + static_cast<long>(j0) * 2 * rows);
+}
+
+// Complex products on interleaved columns (WideKernels::scale): y = a x (or y += a x) as
+// re * x + im * swap(x), (re, im) = (Re a, Re a, -Im a, Im a) per term; the last partial vector
+// through masks (the columns end where the next begins, or the matrix does).
+template <class V>
+void scale_impl(int n, int nd, const double* re, const double* im, const double* x, long xs,
+                double* y, long ys, bool add) {
+  typedef typename V::reg reg;
+  constexpr int W = V::W;
+  const int m = 2 * n;
+  for (int d = 0; d < nd; ++d) {
+    const double* xd = x + d * xs;
+    double* yd = y + d * ys;
+    if constexpr (W == 1) {
+      for (int j = 0; j < m; j += 2) {
+        const double tr = V::fma(re[j], xd[j], V::mul(im[j], xd[j + 1]));
+        const double ti = V::fma(re[j + 1], xd[j + 1], V::mul(im[j + 1], xd[j]));
+        yd[j] = add ? V::add(yd[j], tr) : tr;
+        yd[j + 1] = add ? V::add(yd[j + 1], ti) : ti;
+      }
+    } else {
+      int j = 0;
+      for (; j + W <= m; j += W) {
+        const reg xv = V::load(xd + j);
+        reg t = V::fma(V::load(re + j), xv, V::mul(V::load(im + j), V::swap(xv)));
+        if (add) t = V::add(V::load(yd + j), t);
+        V::store(yd + j, t);
+      }
+      if (j < m) {
+        const int c = m - j;
+        const reg xv = V::load_first(xd + j, c);
+        reg t = V::fma(V::load_first(re + j, c), xv,
+                       V::mul(V::load_first(im + j, c), V::swap(xv)));
+        if (add) t = V::add(V::load_first(yd + j, c), t);
+        V::store_first(yd + j, t, c);
+      }
+    }
+  }
 }
 
 // The near field of a batch of densities at one target (WideKernels::near_batch): the pair's
@@ -386,6 +436,7 @@ template <class V, int kRowVectors, int kChains>
 mlfma2d::WideKernels kernels_of(int bits) {
   return {bits,
           &gemm_impl<V, kRowVectors>,
+          &scale_impl<V>,
           &near_batch_dispatch<V>,
           &power_sums_impl<V>,
           &horner_impl<V>,

@@ -51,7 +51,8 @@ BlockedPermutation::BlockedPermutation(const std::int64_t* to, std::size_t n, in
   }
 }
 
-void BlockedPermutation::scatter(const double* in, double* out, bool add, int threads) const {
+void BlockedPermutation::scatter(const double* in, double* out, const double* plus,
+                                 int threads) const {
   scratch_.resize(n_);
   double* runs = scratch_.data();
   const std::size_t blocks = run_.size() - 1;
@@ -64,7 +65,11 @@ void BlockedPermutation::scatter(const double* in, double* out, bool add, int th
 #pragma omp for schedule(static)
     for (std::size_t b = 0; b < blocks; ++b) {
       double* o = out + (b << block_bits_);
-      if (add) {
+      if (plus) {
+        // A sum with another array: the block copied from it first (a stream), then added to in
+        // cache (reading it at the scattered places was a second random stream, slower).
+        if (plus != out)
+          std::copy(plus + (b << block_bits_), plus + std::min(n_, (b + 1) << block_bits_), o);
         for (std::size_t j = run_[b]; j < run_[b + 1]; ++j) o[place_[j]] += runs[j];
       } else {
         for (std::size_t j = run_[b]; j < run_[b + 1]; ++j) o[place_[j]] = runs[j];

@@ -23,8 +23,10 @@ class BlockedPermutation {
   BlockedPermutation(const std::int64_t* to, std::size_t n, int threads);
 
   std::size_t size() const { return n_; }
-  /// out[to[k]] = in[k] (add: out[to[k]] += in[k]) for k < n.
-  void scatter(const double* in, double* out, bool add, int threads) const;
+  /// out[to[k]] = in[k] for k < n; with `plus`, out[to[k]] = plus[to[k]] + in[k] (plus may be
+  /// out: an addition in place; or another array, read where out is written: one pass for a
+  /// sum that would otherwise be a copy and an addition).
+  void scatter(const double* in, double* out, const double* plus, int threads) const;
   /// out[k] = in[to[k]] for k < n.
   void gather(const double* in, double* out, int threads) const;
 

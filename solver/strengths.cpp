@@ -82,11 +82,24 @@ FarSources EvaluationArrays::tree_order(const Tree& tree, const Strengths& s, in
 
 FarOutputs EvaluationArrays::far_outputs(const Tree& tree, int nd, bool field, bool hessian,
                                          int threads) {
-  const std::size_t all = std::size_t(nd) * tree.n_targets();
+  const std::size_t nt = tree.n_targets(), all = std::size_t(nd) * nt;
+  // L2P sets the outputs of every leaf on levels >= 3 (its first writer): the targets of the
+  // leaves above level 3 alone are zeroed here (at nd = 8 and 1e6 points the whole arrays were
+  // 64 MB a kind written once more per evaluation).
+  const std::int64_t leaves = std::int64_t(tree.leaves.size());
   auto zeroed = [&](Array<double>* a) {
     a->resize(all);
-    parallel_fill(a->data(), all, 0.0, threads);
-    return a->data();
+    double* o = a->data();
+#pragma omp parallel for num_threads(team_size(threads, leaves)) schedule(static)
+    for (std::int64_t i = 0; i < leaves; ++i) {
+      const BoxRef r = tree.leaves[std::size_t(i)];
+      if (r.level >= 3) continue;
+      const Level& lv = tree.at(r);
+      for (int d = 0; d < nd; ++d)
+        std::fill(o + std::size_t(d) * nt + std::size_t(lv.tgt_begin[r.box]),
+                  o + std::size_t(d) * nt + std::size_t(lv.tgt_end[r.box]), 0.0);
+    }
+    return o;
   };
   staged_now_ = false;
   FarOutputs out;
@@ -111,18 +124,18 @@ void EvaluationArrays::index_points(const Tree& tree, bool sources, int threads)
 }
 
 void EvaluationArrays::to_caller_order(const Tree& tree, int nd, const double* f, double* o,
-                                       bool add, int threads) const {
+                                       const double* plus, int threads) const {
   const std::size_t nt = tree.n_targets(), all = std::size_t(nd) * nt;
   if (targets_.size() == nt) {
-    for (int d = 0; d < nd; ++d) targets_.scatter(f + d * nt, o + d * nt, add, threads);
+    for (int d = 0; d < nd; ++d)
+      targets_.scatter(f + d * nt, o + d * nt, plus ? plus + d * nt : nullptr, threads);
     return;
   }
   const std::int64_t* to = tree.tgt_index();
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (std::size_t k = 0; k < all; ++k) {
-    const std::size_t d = k / nt, i = k - d * nt;
-    double& at = o[d * nt + std::size_t(to[i])];
-    at = add ? at + f[k] : f[k];
+    const std::size_t d = k / nt, at = d * nt + std::size_t(to[k - d * nt]);
+    o[at] = plus ? plus[at] + f[k] : f[k];
   }
 }
 
@@ -134,7 +147,7 @@ void EvaluationArrays::stage_far_field(const Tree& tree, int nd, bool field, boo
   for (int c = 0; c < 5; ++c) {
     if (!wanted[c]) continue;
     staged_[c].resize(all);
-    to_caller_order(tree, nd, from[c]->data(), staged_[c].data(), false, threads);
+    to_caller_order(tree, nd, from[c]->data(), staged_[c].data(), nullptr, threads);
   }
   staged_now_ = true;
 }
@@ -151,8 +164,7 @@ void EvaluationArrays::add_far_field(const Tree& tree, int nd, bool field, bool 
     double* o = outputs[c];
     const double* n = near ? near[c] : nullptr;
     if (!staged_now_) {
-      if (n) parallel_copy(n, all, o, threads);
-      to_caller_order(tree, nd, from[c]->data(), o, true, threads);
+      to_caller_order(tree, nd, from[c]->data(), o, n ? n : o, threads);
       continue;
     }
     const double* f = staged_[c].data();

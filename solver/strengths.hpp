@@ -33,7 +33,8 @@ class EvaluationArrays {
                          const Densities& in, int threads);
   /// The same in tree order, for the far field.
   FarSources tree_order(const Tree& tree, const Strengths& s, int nd, int threads);
-  /// The far field's tree-order outputs, zeroed.
+  /// The far field's tree-order outputs: those of targets in leaves above level 3 zeroed, the
+  /// rest left for L2P, which sets them.
   FarOutputs far_outputs(const Tree& tree, int nd, bool field, bool hessian, int threads);
   /// The permutations between the caller's order and the tree's (Tree::tgt_index, and with
   /// `sources` Tree::src_index for tree_order), once per tree, in two cache-friendly passes each
@@ -55,8 +56,9 @@ class EvaluationArrays {
                      const double* const* near, int threads) const;
 
  private:
-  /// o = f (add: o += f) from tree order to caller order, nd rows of the targets.
-  void to_caller_order(const Tree& tree, int nd, const double* f, double* o, bool add,
+  /// o = f (with `plus`: o = plus + f; plus may be o) from tree order to caller order, nd rows
+  /// of the targets.
+  void to_caller_order(const Tree& tree, int nd, const double* f, double* o, const double* plus,
                        int threads) const;
 
   std::vector<double> mom_x_, mom_y_, q_merged_, mx_merged_, my_merged_;

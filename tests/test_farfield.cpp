@@ -304,8 +304,7 @@ CMatrix from_factored(const RMatrix& R, const Scaling& sc, int n) {
   CMatrix m(n, n);
   for (int l = 0; l < n; ++l)
     for (int k = 0; k < n; ++k)
-      m(l, k) = Complex(sc.after_re[l], sc.after_im[l]) * R(l, k) *
-                Complex(sc.before_re[k], sc.before_im[k]);
+      m(l, k) = sc.after.at(l) * R(l, k) * sc.before.at(k);
   return m;
 }
 

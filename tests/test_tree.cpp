@@ -31,7 +31,8 @@ Tree adaptive_of(const PointSet& p, int ct, int offset = 0, std::string* warning
 
 TEST(BlockedPermutation, ScattersAndGathersAsElementByElement) {
   // Sizes around the block and chunk limits (blocks of 2^8..2^16 places, chunks of >= 2^14),
-  // one to three threads: out[to[k]] = in[k], out[to[k]] += in[k] and out[k] = in[to[k]].
+  // one to three threads: out[to[k]] = in[k], out[to[k]] += in[k], out[to[k]] = base[to[k]] +
+  // in[k] and out[k] = in[to[k]].
   std::mt19937_64 rng(11);
   for (const std::size_t n : {0, 1, 2, 255, 257, 16385, 70000, 1 << 20}) {
     std::vector<std::int64_t> to(n);
@@ -48,12 +49,14 @@ TEST(BlockedPermutation, ScattersAndGathersAsElementByElement) {
     for (const int threads : {1, 3}) {
       const BlockedPermutation p(to.data(), n, threads);
       EXPECT_EQ(p.size(), n);
-      std::vector<double> out(n, 7.0), sum = base, back(n, 7.0);
-      p.scatter(in.data(), out.data(), false, threads);
-      p.scatter(in.data(), sum.data(), true, threads);
+      std::vector<double> out(n, 7.0), sum = base, apart(n, 7.0), back(n, 7.0);
+      p.scatter(in.data(), out.data(), nullptr, threads);
+      p.scatter(in.data(), sum.data(), sum.data(), threads);
+      p.scatter(in.data(), apart.data(), base.data(), threads);
       p.gather(in.data(), back.data(), threads);
       EXPECT_EQ(out, scattered) << "n " << n << ", threads " << threads;
       EXPECT_EQ(sum, added) << "n " << n << ", threads " << threads;
+      EXPECT_EQ(apart, added) << "n " << n << ", threads " << threads;
       EXPECT_EQ(back, gathered) << "n " << n << ", threads " << threads;
     }
   }

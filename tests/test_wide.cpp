@@ -39,27 +39,74 @@ Widths widths() {
 TEST(Wide, TheProductIsTheSameAtBothWidths) {
   const Widths w = widths();
   NEED_BOTH_WIDTHS(w);
-  // Row counts that end in every partial tile (8, 16, 24 past whole tiles of 32), and a leading
-  // block of a larger R (ld > rows: M2L's truncated translations).
+  // Row counts that end in every partial tile (8, 16, 24 past whole tiles of 32), a leading
+  // block of a larger R (ld > rows: M2L's truncated translations), columns of S further apart
+  // than their terms (sld > 2 n).
   for (int n : {5, 19, 31, 61})
     for (int extra : {0, 8}) {
-      const int rows = wide_rows(n), ld = rows + extra;
-      const int cols = 4 * kWideCols;
-      std::vector<double> R = random(std::size_t(ld) * n, 1), S = random(std::size_t(n) * cols, 2);
-      std::vector<double> a(std::size_t(rows) * cols), b(a.size());
-      w.narrow->gemm(n, rows, ld, cols, R.data(), S.data(), a.data());
-      w.wide->gemm(n, rows, ld, cols, R.data(), S.data(), b.data());
+      const int rows = wide_rows(n), ld = rows + extra, sld = 2 * n + extra;
+      const int items = 4 * kWideItems;
+      std::vector<double> R = random(std::size_t(ld) * n, 1),
+                          S = random(std::size_t(sld) * items, 2);
+      std::vector<double> a(std::size_t(2 * rows) * items), b(a.size());
+      w.narrow->gemm(n, rows, ld, items, R.data(), S.data(), sld, a.data());
+      w.wide->gemm(n, rows, ld, items, R.data(), S.data(), sld, b.data());
       EXPECT_EQ(a, b) << "n " << n << " ld " << ld;
-      // And the product itself, against a plain loop.
-      for (int j = 0; j < cols; ++j)
-        for (int i = 0; i < rows; ++i) {
-          double s = 0;
-          for (int k = 0; k < n; ++k)
-            s = std::fma(R[std::size_t(k) * ld + i], S[std::size_t(j) * n + k], s);
-          ASSERT_EQ(a[std::size_t(j) * rows + i], s)
-              << "n " << n << " ld " << ld << " (" << i << ", " << j << ")";
+      // And the product itself, against a plain loop: real and imaginary parts interleaved.
+      for (int j = 0; j < items; ++j)
+        for (int i = 0; i < rows; ++i)
+          for (int c = 0; c < 2; ++c) {
+            double s = 0;
+            for (int k = 0; k < n; ++k)
+              s = std::fma(R[std::size_t(k) * ld + i], S[std::size_t(j) * sld + 2 * k + c], s);
+            ASSERT_EQ(a[std::size_t(j) * 2 * rows + 2 * i + c], s)
+                << "n " << n << " ld " << ld << " (" << i << ", " << j << ", " << c << ")";
+          }
+    }
+}
+
+// The complex scalings: a x and y + a x on interleaved columns, every length's partial vector,
+// neither reading nor writing past the columns' 2 n doubles (the guards stay), bitwise the same at
+// both widths and equal to the products written out.
+TEST(Wide, ScalingsAreComplexProductsAtBothWidths) {
+  const Widths w = widths();
+  NEED_BOTH_WIDTHS(w);
+  const int nd = 3;
+  for (int n : {1, 3, 4, 5, 8, 13, 31, 32}) {
+    const std::vector<double> a = random(2 * std::size_t(n), 11);
+    std::vector<double> re, im;
+    for (int j = 0; j < n; ++j) {
+      re.insert(re.end(), {a[2 * j], a[2 * j]});
+      im.insert(im.end(), {-a[2 * j + 1], a[2 * j + 1]});
+    }
+    const long xs = 2 * n + 3, ys = 2 * n + 5;
+    const std::vector<double> x = random(std::size_t(xs) * nd, 12);
+    const double guard = 12345.0;
+    for (bool add : {false, true}) {
+      std::vector<double> y0 = random(std::size_t(ys) * nd + 1, 13);
+      for (int d = 0; d < nd; ++d)
+        for (long j = 2 * n; j < ys; ++j) y0[std::size_t(d * ys + j)] = guard;
+      std::vector<double> y1 = y0, y2 = y0;
+      w.narrow->scale(n, nd, re.data(), im.data(), x.data(), xs, y1.data(), ys, add);
+      w.wide->scale(n, nd, re.data(), im.data(), x.data(), xs, y2.data(), ys, add);
+      EXPECT_EQ(y1, y2) << "n " << n << " add " << add;
+      for (int d = 0; d < nd; ++d)
+        for (int j = 0; j < n; ++j) {
+          const double xr = x[std::size_t(d * xs + 2 * j)], xi = x[std::size_t(d * xs + 2 * j + 1)];
+          const double pr = std::fma(a[2 * j], xr, -a[2 * j + 1] * xi);
+          const double pi = std::fma(a[2 * j], xi, a[2 * j + 1] * xr);
+          const double* y = &y1[std::size_t(d * ys + 2 * j)];
+          const double* o = &y0[std::size_t(d * ys + 2 * j)];
+          EXPECT_EQ(y[0], add ? o[0] + pr : pr) << "n " << n << " d " << d << " j " << j;
+          EXPECT_EQ(y[1], add ? o[1] + pi : pi) << "n " << n << " d " << d << " j " << j;
+        }
+      for (int d = 0; d < nd; ++d)
+        for (long j = 2 * n; j < ys; ++j) {
+          EXPECT_EQ(y1[std::size_t(d * ys + j)], guard) << "n " << n << " past column " << d;
+          EXPECT_EQ(y2[std::size_t(d * ys + j)], guard) << "n " << n << " past column " << d;
         }
     }
+  }
 }
 
 TEST(Wide, HornerAndPowerSumsAgreeAcrossWidths) {
