@@ -43,11 +43,11 @@ void row_peak(int threads) {
     add_row(r);
     if (w == p.wide_bits) break;  // no AVX-512: one row
   }
-  // The product kernel alone, in cache: the bound M2L would reach without its scalings and
-  // gathers (its in-place rate is row b's far-field figure).
+  // The translation kernel alone, in cache: the bound M2L would reach without gathering and
+  // scaling its sources (its in-place rate: the far field's figures of the other rows).
   Row r;
   r.id = "p";
-  r.what = format("far-field product kernel (31 terms, in cache), %d-bit, %d threads (one)",
+  r.what = format("far-field translation kernel (31 terms, in cache), %d-bit, %d threads (one)",
                   p.wide_bits, threads);
   r.target = "-";
   r.measured = format("%.0f GFLOP/s (%.1f) = %.0f%% of peak", p.product_all, p.product_one,

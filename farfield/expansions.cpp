@@ -178,80 +178,91 @@ namespace {
 // Blocks of factored translations (Operators::m2m_real etc., docs/math.md section 3.4): each
 // item's nd columns `in` scaled by `before`, then every item of the block multiplied by the one
 // real matrix R at once (a real matrix product: half the flops of the complex one, and one
-// product for every offset or quadrant), scaled by `after` and added to `out` in the order the
-// items came, whatever the block size (the sums' order does not depend on the threads). Items
-// come in kinds by the terms they keep (M2L's truncation per offset, section 3.4): a kind's
-// items are one product with R's leading rows x n block, n the kind's terms. The columns stay
-// complex, real and imaginary parts interleaved as the expansions hold them, from the scaling
-// through the product to the output (WideKernels::gemm, scale): no shuffles into planes and back.
+// product for every offset or quadrant), each column scaled by its `after` and added to `out` as
+// it leaves the product (WideKernels::translate). Items come in kinds by the terms they keep
+// (M2L's truncation per offset, section 3.4): a kind's items are one product with R's leading
+// rows x n block, n the kind's terms. The columns stay complex, real and imaginary parts
+// interleaved as the expansions hold them: no shuffles into planes and back. A block is
+// multiplied only between outputs (close()), so each output's sums come in one product, kind by
+// kind in the order its items came: the same order whatever the threads.
 class FactoredBlock {
  public:
   /// terms[c]: the coefficients kind c keeps (<= p + 1, the expansions' column length).
   FactoredBlock(const RMatrix& R, int p, const std::vector<int>& terms, int nd)
       : R_(R), wide_(wide_kernels()), stride_(2 * (p + 1)), nd_(nd),
         cap_(std::max(1, kColumns / (2 * nd))) {
-    const int items = (nd * cap_ + kWideItems - 1) / kWideItems * kWideItems;
+    const int items = ((cap_ + kPerOutput) * nd + kWideItems - 1) / kWideItems * kWideItems;
     kinds_.resize(terms.size());
     for (std::size_t c = 0; c < terms.size(); ++c) {
       Kind& k = kinds_[c];
       k.n = terms[c];
       k.rows = wide_rows(k.n);
-      k.S = storage(2 * c, std::size_t(2 * k.n) * items);
-      k.V = storage(2 * c + 1, std::size_t(2 * k.rows) * items);
+      k.S = storage(c, std::size_t(2 * k.n) * items);
+      k.out.assign(std::size_t(items), nullptr);
+      k.re.assign(std::size_t(items), nullptr);
+      k.im.assign(std::size_t(items), nullptr);
     }
-    items_.reserve(std::size_t(cap_ * int(terms.size())));
+    items_.reserve(std::size_t((cap_ + kPerOutput) * int(terms.size())));
   }
 
-  /// Adds out += diag(after) R diag(before) in (+ b0 in_0 to out_0), the kind's terms of each;
-  /// multiplies when the kind's block is full.
+  /// Adds out += diag(after) R diag(before) in (+ b0 in_0 to out_0), the kind's terms of each,
+  /// when the block is next multiplied.
   void add(int kind, const Complex* in, Complex* out, const Scaling& sc, Complex b0 = 0) {
     Kind& k = kinds_[std::size_t(kind)];
+    if ((k.count + 1) * nd_ > int(k.out.size())) flush();  // more than kPerOutput for one output
     const int i = k.count++, n = k.n;
     wide_.scale(n, nd_, sc.before.re.data(), sc.before.im.data(),
                 reinterpret_cast<const double*>(in), stride_,
                 k.S + std::size_t(2 * n) * std::size_t(i * nd_), 2 * n, false);
-    items_.push_back({in, out, &sc, b0, kind, i});
-    if (k.count == cap_) flush();
+    for (int d = 0; d < nd_; ++d) {
+      const std::size_t col = std::size_t(i * nd_ + d);
+      k.out[col] = reinterpret_cast<double*>(out) + std::ptrdiff_t(d) * stride_;
+      k.re[col] = sc.after.re.data();
+      k.im[col] = sc.after.im.data();
+    }
+    if (b0 != Complex(0)) items_.push_back({in, out, b0});
   }
 
-  /// Multiplies and scatters what the block holds.
+  /// The current output's items are all added: multiplies when a kind's block is full.
+  void close() {
+    for (const Kind& k : kinds_)
+      if (k.count >= cap_) return flush();
+  }
+
+  /// Multiplies and adds what the block holds.
   void flush() {
-    if (items_.empty()) return;
-    // Whole tiles of columns: the columns past the items' hold zeros or earlier items' values,
-    // whose products are not read.
     for (Kind& k : kinds_) {
-      const int m = (k.count * nd_ + kWideItems - 1) / kWideItems * kWideItems;
-      if (m > 0) wide_.gemm(k.n, k.rows, int(R_.rows()), m, R_.data(), k.S, 2 * k.n, k.V);
+      // Whole tiles of columns: those past the items' hold zeros or earlier items' values, and
+      // are not added anywhere.
+      const int used = k.count * nd_, m = (used + kWideItems - 1) / kWideItems * kWideItems;
+      for (int col = used; col < m; ++col) k.out[std::size_t(col)] = nullptr;
+      if (m > 0)
+        wide_.translate(k.n, k.rows, int(R_.rows()), m, R_.data(), k.S, 2 * k.n, k.re.data(),
+                        k.im.data(), k.out.data());
       k.count = 0;
     }
-    for (const Item& it : items_) {
-      const Kind& k = kinds_[std::size_t(it.kind)];
-      wide_.scale(k.n, nd_, it.sc->after.re.data(), it.sc->after.im.data(),
-                  k.V + std::size_t(2 * k.rows) * std::size_t(it.index * nd_), 2 * k.rows,
-                  reinterpret_cast<double*>(it.out), stride_, true);
-      if (it.b0 != Complex(0))
-        for (int d = 0; d < nd_; ++d)
-          it.out[std::ptrdiff_t(d) * stride_ / 2] += it.in[std::ptrdiff_t(d) * stride_ / 2] * it.b0;
-    }
+    for (const Log& it : items_)
+      for (int d = 0; d < nd_; ++d)
+        it.out[std::ptrdiff_t(d) * stride_ / 2] += it.in[std::ptrdiff_t(d) * stride_ / 2] * it.b0;
     items_.clear();
   }
 
  private:
   // Real columns per product and kind: enough for an efficient product, few enough to stay in
-  // cache.
-  static constexpr int kColumns = 256;
+  // cache; and room past them for one output's items (M2L's 27 at most, M2M's 4, L2L's 1).
+  static constexpr int kColumns = 256, kPerOutput = 32;
   struct Kind {
     int n = 0, rows = 0, count = 0;
-    // S: complex columns of n terms (item i, density d: column i nd + d, 2 n doubles each),
-    // V = R S: columns of `rows` terms.
-    double *S = nullptr, *V = nullptr;
+    // S: complex columns of n terms (item i, density d: column i nd + d, 2 n doubles each);
+    // each column's output and `after` factors.
+    double* S = nullptr;
+    std::vector<double*> out;
+    std::vector<const double*> re, im;
   };
-  struct Item {
+  struct Log {  // M2L's a_0 log(-z0) term of an item
     const Complex* in;
     Complex* out;
-    const Scaling* sc;
     Complex b0;
-    int kind, index;
   };
   // The thread's buffers, kept from one block to the next: a block lives for one operator call
   // (every level of M2M and L2L makes one per thread), and fresh buffers of this size come from
@@ -268,7 +279,7 @@ class FactoredBlock {
   int stride_;  // doubles between a box's density columns: 2 (p + 1)
   int nd_, cap_;
   std::vector<Kind> kinds_;
-  std::vector<Item> items_;
+  std::vector<Log> items_;
 };
 
 }  // namespace
@@ -292,6 +303,7 @@ void M2M(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
         if (children.has_sources(c))
           block.add(0, &Mc(0, Eigen::Index(c) * nd), &Mp(0, b * nd),
                     ops.m2m_scale[children.key[c] & 3]);
+      block.close();
     }
     block.flush();
   }
@@ -338,6 +350,7 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
           block.add(ops.m2l_kind[o], &M(0, Eigen::Index(pairs.src[i]) * nd),
                     &Lc(0, Eigen::Index(t) * nd), ops.m2l_scale[o], ops.m2l_log[o] + log_s);
         }
+        block.close();
       }
     }
     block.flush();
@@ -355,9 +368,11 @@ void L2L(const Tree& tree, const Operators& ops, int l, Expansions* e, int threa
     const int nth = omp_get_num_threads(), me = omp_get_thread_num();
     FactoredBlock block(ops.l2l_real, ops.p, {ops.p + 1}, int(nd));
     for (std::int64_t c = nc * me / nth; c < nc * (me + 1) / nth; ++c)
-      if (children.has_targets(c))
+      if (children.has_targets(c)) {
         block.add(0, &Lp(0, Eigen::Index(children.parent[c]) * nd), &Lc(0, c * nd),
                   ops.l2l_scale[children.key[c] & 3]);
+        block.close();
+      }
     block.flush();
   }
 }

@@ -13,14 +13,17 @@ namespace mlfma2d {
 /// \brief The kernels of one vector width.
 struct WideKernels {
   int bits = 256;  ///< 512 (AVX-512), 256 (AVX2) or 64 (scalar: a build without AVX2)
-  /// V = R S on complex columns, real and imaginary parts interleaved: R is rows x n,
-  /// column-major with leading dimension ld >= rows (its leading rows x n block of a larger
-  /// matrix), rows a multiple of kWideRows; S holds `items` complex columns of n terms,
-  /// S[j sld + 2 k + c] (c = 0 real, 1 imaginary), items a multiple of kWideItems; V holds
-  /// them as V[j 2 rows + 2 i + c]. Each element is the sum over k in increasing order, one
-  /// fused multiply-add each: the same at every width.
-  void (*gemm)(int n, int rows, int ld, int items, const double* R, const double* S, long sld,
-               double* V);
+  /// The product and after-scaling of factored translations (docs/math.md section 3.4), on
+  /// complex columns with real and imaginary parts interleaved: for each column j < cols with
+  /// out[j] not null,
+  ///   out[j][l] += a_j[l] sum_{k < n} R(l, k) S_j[k]      (l < n; complex)
+  /// R is rows x n, column-major with leading dimension ld >= rows (its leading rows x n block
+  /// of a larger matrix), rows >= n a multiple of kWideRows; S_j[k] = S[j sld + 2 k + c] (c = 0
+  /// real, 1 imaginary); a_j is given as scale's factors are, are[j] and aim[j] (2 n doubles
+  /// each); cols is a multiple of kWideItems. Each sum runs over k in increasing order, one fused
+  /// multiply-add each, then the scaling as `scale` does it: the same at every width.
+  void (*translate)(int n, int rows, int ld, int cols, const double* R, const double* S, long sld,
+                    const double* const* are, const double* const* aim, double* const* out);
 
   /// Complex diagonal scalings of nd interleaved columns of n terms (docs/math.md section 3.4):
   ///   y_d[j] = a_j x_d[j]   (add: y_d[j] += a_j x_d[j]),   x_d = x + d xs, y_d = y + d ys
@@ -90,11 +93,11 @@ constexpr long power_sums_scratch(int m, int top, int channels) {
 constexpr int kWideBatch[3] = {8, 4, 2};
 
 /// Rows of R are padded to a multiple of this (one 512-bit vector: the row tiles of every width
-/// divide it); the columns of S and V to a multiple of kWideItems.
+/// divide it); the columns of a product to a multiple of kWideItems.
 constexpr int kWideRows = 8;
 /// The rows of R a product of n terms multiplies: n padded to a multiple of kWideRows.
 constexpr int wide_rows(int n) { return (n + kWideRows - 1) / kWideRows * kWideRows; }
-/// Complex columns per tile of the product: their real and imaginary columns are 6.
+/// Complex columns per tile of a product: their real and imaginary columns are 6.
 constexpr int kWideItems = 3;
 
 /// The widest kernels this CPU and this build have (512-bit where both have AVX-512), or the

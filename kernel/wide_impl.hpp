@@ -12,13 +12,43 @@
 //               V::store_first(p, r, c): the first c < W lanes alone (W >= 2)
 // No standard library templates here: this code is compiled once per instruction set.
 
-// V = R S on interleaved complex columns (WideKernels::gemm): row tiles of RV x W rows and
-// kWideItems items (their real and imaginary columns) held in registers, stored interleaved;
-// rows past the last whole tile of RV vectors go to tiles of RV / 2, RV / 4, ... vectors (rows
-// is a multiple of kWideRows, so of every width's smallest tile).
+// The factored translations' product and after-scaling (WideKernels::translate): row tiles of
+// RV x W rows and kWideItems columns (their real and imaginary parts) of R S held in registers,
+// then each column's rows below n interleaved, scaled by its `after` and added to its output (the
+// products never stored); rows past the last whole tile of RV vectors go to tiles of RV / 2,
+// RV / 4, ... vectors (rows is a multiple of kWideRows, so of every width's smallest tile).
+template <class V>
+void scale_add_pair(typename V::reg re, typename V::reg im, int i, int n, const double* are,
+                    const double* aim, double* out) {
+  constexpr int W = V::W;
+  if constexpr (W == 1) {
+    const double tr = V::fma(are[2 * i], re, V::mul(aim[2 * i], im));
+    const double ti = V::fma(are[2 * i + 1], im, V::mul(aim[2 * i + 1], re));
+    out[2 * i] = V::add(out[2 * i], tr);
+    out[2 * i + 1] = V::add(out[2 * i + 1], ti);
+  } else {
+    typename V::reg half[2];
+    V::interleave(re, im, &half[0], &half[1]);
+    for (int h = 0; h < 2; ++h) {
+      const int at = 2 * i + h * W, c = 2 * n - at;  // doubles left in the column
+      if (c <= 0) break;
+      const typename V::reg x = half[h];
+      if (c >= W) {
+        const typename V::reg t =
+            V::fma(V::load(are + at), x, V::mul(V::load(aim + at), V::swap(x)));
+        V::store(out + at, V::add(V::load(out + at), t));
+      } else {
+        const typename V::reg t = V::fma(V::load_first(are + at, c), x,
+                                         V::mul(V::load_first(aim + at, c), V::swap(x)));
+        V::store_first(out + at, V::add(V::load_first(out + at, c), t), c);
+      }
+    }
+  }
+}
+
 template <class V, int RV>
-int gemm_tiles(int n, int i0, int rows, int ld, const double* R, const double* s, long sld,
-               double* out) {
+int translate_tiles(int n, int i0, int rows, int ld, const double* R, const double* s, long sld,
+                    const double* const* are, const double* const* aim, double* const* out) {
   constexpr int kRows = RV * V::W;
   constexpr int kCols = 2 * mlfma2d::kWideItems;
   for (; i0 + kRows <= rows; i0 += kRows) {
@@ -34,26 +64,25 @@ int gemm_tiles(int n, int i0, int rows, int ld, const double* R, const double* s
         for (int r = 0; r < RV; ++r) acc[r][c] = V::fma(col[r], b, acc[r][c]);
       }
     }
-    for (int j = 0; j < mlfma2d::kWideItems; ++j)
-      for (int r = 0; r < RV; ++r) {
-        typename V::reg lo, hi;
-        V::interleave(acc[r][2 * j], acc[r][2 * j + 1], &lo, &hi);
-        double* o = out + static_cast<long>(j) * 2 * rows + 2 * (i0 + r * V::W);
-        V::store(o, lo);
-        V::store(o + V::W, hi);
-      }
+    for (int j = 0; j < mlfma2d::kWideItems; ++j) {
+      if (!out[j]) continue;  // a column past the block's
+      for (int r = 0; r < RV && i0 + r * V::W < n; ++r)
+        scale_add_pair<V>(acc[r][2 * j], acc[r][2 * j + 1], i0 + r * V::W, n, are[j], aim[j],
+                          out[j]);
+    }
   }
-  if constexpr (RV > 1) i0 = gemm_tiles<V, RV / 2>(n, i0, rows, ld, R, s, sld, out);
+  if constexpr (RV > 1)
+    i0 = translate_tiles<V, RV / 2>(n, i0, rows, ld, R, s, sld, are, aim, out);
   return i0;
 }
 
 template <class V, int kRowVectors>
-void gemm_impl(int n, int rows, int ld, int items, const double* R, const double* S, long sld,
-               double* Vout) {
+void translate_impl(int n, int rows, int ld, int cols, const double* R, const double* S, long sld,
+                    const double* const* are, const double* const* aim, double* const* out) {
   constexpr int kItems = mlfma2d::kWideItems;
-  for (int j0 = 0; j0 < items; j0 += kItems)
-    gemm_tiles<V, kRowVectors>(n, 0, rows, ld, R, S + j0 * sld, sld,
-                               Vout + static_cast<long>(j0) * 2 * rows);
+  for (int j0 = 0; j0 < cols; j0 += kItems)
+    translate_tiles<V, kRowVectors>(n, 0, rows, ld, R, S + j0 * sld, sld, are + j0, aim + j0,
+                                    out + j0);
 }
 
 // Complex products on interleaved columns (WideKernels::scale): y = a x (or y += a x) as
@@ -435,7 +464,7 @@ double fma_probe_impl(long iterations, double* flops) {
 template <class V, int kRowVectors, int kChains>
 mlfma2d::WideKernels kernels_of(int bits) {
   return {bits,
-          &gemm_impl<V, kRowVectors>,
+          &translate_impl<V, kRowVectors>,
           &scale_impl<V>,
           &near_batch_dispatch<V>,
           &power_sums_impl<V>,

@@ -36,32 +36,63 @@ Widths widths() {
   if (!(w).wide) GTEST_SKIP() << "this CPU (or build) has no AVX-512: one width to compare"; \
   ASSERT_NE((w).narrow, nullptr)
 
-TEST(Wide, TheProductIsTheSameAtBothWidths) {
+TEST(Wide, TheTranslationIsTheSameAtBothWidths) {
   const Widths w = widths();
   NEED_BOTH_WIDTHS(w);
-  // Row counts that end in every partial tile (8, 16, 24 past whole tiles of 32), a leading
-  // block of a larger R (ld > rows: M2L's truncated translations), columns of S further apart
-  // than their terms (sld > 2 n).
-  for (int n : {5, 19, 31, 61})
+  // Row counts that end in every partial tile (8, 16, 24 past whole tiles of 32) and terms that
+  // end inside a vector, a leading block of a larger R (ld > rows: M2L's truncated translations),
+  // columns of S further apart than their terms (sld > 2 n), and columns without an output.
+  for (int n : {5, 18, 19, 31, 61})
     for (int extra : {0, 8}) {
       const int rows = wide_rows(n), ld = rows + extra, sld = 2 * n + extra;
-      const int items = 4 * kWideItems;
-      std::vector<double> R = random(std::size_t(ld) * n, 1),
-                          S = random(std::size_t(sld) * items, 2);
-      std::vector<double> a(std::size_t(2 * rows) * items), b(a.size());
-      w.narrow->gemm(n, rows, ld, items, R.data(), S.data(), sld, a.data());
-      w.wide->gemm(n, rows, ld, items, R.data(), S.data(), sld, b.data());
+      const int cols = 4 * kWideItems;
+      const std::vector<double> R = random(std::size_t(ld) * n, 1),
+                                S = random(std::size_t(sld) * cols, 2);
+      // Each column's `after` (interleaved as Scaling holds it) and output (2 n doubles and a
+      // guard after them); column 4 has none.
+      std::vector<std::vector<double>> re(cols), im(cols);
+      for (int j = 0; j < cols; ++j) {
+        const std::vector<double> a = random(2 * std::size_t(n), 30 + j);
+        for (int l = 0; l < n; ++l) {
+          re[j].insert(re[j].end(), {a[2 * l], a[2 * l]});
+          im[j].insert(im[j].end(), {-a[2 * l + 1], a[2 * l + 1]});
+        }
+      }
+      const std::size_t ostride = 2 * n + 7;
+      const std::vector<double> start = random(ostride * cols, 3);
+      auto run = [&](const WideKernels* k) {
+        std::vector<double> o = start;
+        std::vector<double*> out(cols);
+        std::vector<const double*> pr(cols), pi(cols);
+        for (int j = 0; j < cols; ++j) {
+          out[j] = j == 4 ? nullptr : o.data() + j * ostride;
+          pr[j] = re[j].data();
+          pi[j] = im[j].data();
+        }
+        k->translate(n, rows, ld, cols, R.data(), S.data(), sld, pr.data(), pi.data(),
+                     out.data());
+        return o;
+      };
+      const std::vector<double> a = run(w.narrow), b = run(w.wide);
       EXPECT_EQ(a, b) << "n " << n << " ld " << ld;
-      // And the product itself, against a plain loop: real and imaginary parts interleaved.
-      for (int j = 0; j < items; ++j)
-        for (int i = 0; i < rows; ++i)
-          for (int c = 0; c < 2; ++c) {
-            double s = 0;
-            for (int k = 0; k < n; ++k)
-              s = std::fma(R[std::size_t(k) * ld + i], S[std::size_t(j) * sld + 2 * k + c], s);
-            ASSERT_EQ(a[std::size_t(j) * 2 * rows + 2 * i + c], s)
-                << "n " << n << " ld " << ld << " (" << i << ", " << j << ", " << c << ")";
+      // And the translation itself, against plain loops: the product, then the scaling.
+      for (int j = 0; j < cols; ++j)
+        for (std::size_t i = 0; i < ostride; ++i) {
+          const std::size_t at = j * ostride + i;
+          if (j == 4 || i >= std::size_t(2 * n)) {
+            ASSERT_EQ(a[at], start[at]) << "n " << n << " column " << j << " written at " << i;
+            continue;
           }
+          const int l = int(i / 2);
+          double v[2] = {0, 0};
+          for (int c = 0; c < 2; ++c)
+            for (int k = 0; k < n; ++k)
+              v[c] = std::fma(R[std::size_t(k) * ld + l], S[std::size_t(j) * sld + 2 * k + c], v[c]);
+          const int c = int(i % 2);
+          const double t = std::fma(re[j][i], v[c], im[j][i] * v[1 - c]);
+          ASSERT_EQ(a[at], start[at] + t) << "n " << n << " ld " << ld << " (" << l << ", " << j
+                                          << ", " << c << ")";
+        }
     }
 }
 

@@ -172,11 +172,12 @@ int widest_vector_bits();
 /// widest) on `threads` threads, GFLOP/s: the best of three runs of about 0.1 s; 0 when this CPU
 /// or build has no kernels of that width.
 double fma_peak_gflops(int bits, int threads);
-/// The far field's real product kernel alone (WideKernels::gemm, the one M2L, M2M and L2L run),
-/// on data in cache: R of p + 1 = 31 terms (32 rows) times a block of 129 complex columns, as an
-/// M2L block of one density holds, at `bits` on `threads` threads, GFLOP/s of its fused
-/// multiply-adds (rows x terms x 2 real columns x 2 a column): what M2L would run at if the
-/// scalings and the gathers around its products cost nothing. Best of three runs of 0.1 s.
+/// The far field's translation kernel alone (WideKernels::translate, the product and the scaling
+/// after it that M2L, M2M and L2L run), on data in cache: R of p + 1 = 31 terms (32 rows) on a
+/// block of 129 complex columns, as an M2L block of one density holds, at `bits` on `threads`
+/// threads, GFLOP/s counted as docs/math.md 3.4 counts a translation less its scaling before
+/// (4 t^2 + 8 t a column): what M2L would run at if gathering and scaling its sources cost
+/// nothing. Best of three runs of 0.1 s.
 double product_gflops(int bits, int threads);
 
 }  // namespace mlfma2d::tuning
