@@ -189,7 +189,10 @@ class FactoredBlock {
  public:
   /// terms[c]: the coefficients kind c keeps (<= p + 1, the expansions' column length).
   FactoredBlock(const RMatrix& R, int p, const std::vector<int>& terms, int nd)
-      : R_(R), wide_(wide_kernels()), stride_(2 * (p + 1)), nd_(nd),
+      : R_(R),
+        wide_(wide_kernels()),
+        stride_(2 * (p + 1)),
+        nd_(nd),
         cap_(std::max(1, kColumns / (2 * nd))) {
     const int items = ((cap_ + kPerOutput) * nd + kWideItems - 1) / kWideItems * kWideItems;
     kinds_.resize(terms.size());

@@ -38,8 +38,8 @@ void scale_add_pair(typename V::reg re, typename V::reg im, int i, int n, const 
             V::fma(V::load(are + at), x, V::mul(V::load(aim + at), V::swap(x)));
         V::store(out + at, V::add(V::load(out + at), t));
       } else {
-        const typename V::reg t = V::fma(V::load_first(are + at, c), x,
-                                         V::mul(V::load_first(aim + at, c), V::swap(x)));
+        const typename V::reg t =
+            V::fma(V::load_first(are + at, c), x, V::mul(V::load_first(aim + at, c), V::swap(x)));
         V::store_first(out + at, V::add(V::load_first(out + at, c), t), c);
       }
     }
@@ -71,8 +71,7 @@ int translate_tiles(int n, int i0, int rows, int ld, const double* R, const doub
                           out[j]);
     }
   }
-  if constexpr (RV > 1)
-    i0 = translate_tiles<V, RV / 2>(n, i0, rows, ld, R, s, sld, are, aim, out);
+  if constexpr (RV > 1) i0 = translate_tiles<V, RV / 2>(n, i0, rows, ld, R, s, sld, are, aim, out);
   return i0;
 }
 
@@ -115,8 +114,7 @@ void scale_impl(int n, int nd, const double* re, const double* im, const double*
       if (j < m) {
         const int c = m - j;
         const reg xv = V::load_first(xd + j, c);
-        reg t = V::fma(V::load_first(re + j, c), xv,
-                       V::mul(V::load_first(im + j, c), V::swap(xv)));
+        reg t = V::fma(V::load_first(re + j, c), xv, V::mul(V::load_first(im + j, c), V::swap(xv)));
         if (add) t = V::add(V::load_first(yd + j, c), t);
         V::store_first(yd + j, t, c);
       }
@@ -323,15 +321,15 @@ void power_groups(int from, int channels, long points, long mp, int rows, const 
 // One group of G channels over every block of powers, each made in registers; false when the
 // channels are not G (nor a smaller power of two).
 template <class V, int G>
-bool power_group_alone(int channels, long points, long mp, int rows, const double* w,
-                       double* next, const double* st, double* sums) {
+bool power_group_alone(int channels, long points, long mp, int rows, const double* w, double* next,
+                       const double* st, double* sums) {
   if (channels == G) {
     for (int k0 = 0; k0 < rows; k0 += mlfma2d::kPowerBlock)
       power_block<V, G, true>(points, mp, w, next, nullptr, st, sums + 2 * k0, rows);
     return true;
   }
-  if constexpr (G > 1) return power_group_alone<V, G / 2>(channels, points, mp, rows, w, next,
-                                                          st, sums);
+  if constexpr (G > 1)
+    return power_group_alone<V, G / 2>(channels, points, mp, rows, w, next, st, sums);
   return false;
 }
 
@@ -363,8 +361,7 @@ void power_sums_impl(int m, const double* wr, const double* wi, int top, int nd,
     double* to = st + c * mp;
     for (long j = 0; j < points; ++j) to[j] = j < m ? from[j] : 0.0;
   }
-  if (!power_group_alone<V, mlfma2d::kPowerGroup<W>>(channels, points, mp, rows, w, next, st,
-                                                      sums))
+  if (!power_group_alone<V, mlfma2d::kPowerGroup<W>>(channels, points, mp, rows, w, next, st, sums))
     for (int k0 = 0; k0 < rows; k0 += K) {
       for (long v = 0; v < points; v += W) {
         const reg ar = V::load(w + v), ai = V::load(w + mp + v);
@@ -380,7 +377,7 @@ void power_sums_impl(int m, const double* wr, const double* wi, int top, int nd,
         V::store(next + mp + v, ti);
       }
       power_groups<V, mlfma2d::kPowerGroup<W>>(0, channels, points, mp, rows, pw, st,
-                                                sums + 2 * k0);
+                                               sums + 2 * k0);
     }
   // out[((d (top + 1) + k) 2 + kind) 2 + c]: q's sums as they are, the moments' m = mx + i my.
   for (int d = 0; d < nd; ++d)

@@ -303,8 +303,7 @@ namespace {
 CMatrix from_factored(const RMatrix& R, const Scaling& sc, int n) {
   CMatrix m(n, n);
   for (int l = 0; l < n; ++l)
-    for (int k = 0; k < n; ++k)
-      m(l, k) = sc.after.at(l) * R(l, k) * sc.before.at(k);
+    for (int k = 0; k < n; ++k) m(l, k) = sc.after.at(l) * R(l, k) * sc.before.at(k);
   return m;
 }
 

@@ -69,8 +69,7 @@ TEST(Wide, TheTranslationIsTheSameAtBothWidths) {
           pr[j] = re[j].data();
           pi[j] = im[j].data();
         }
-        k->translate(n, rows, ld, cols, R.data(), S.data(), sld, pr.data(), pi.data(),
-                     out.data());
+        k->translate(n, rows, ld, cols, R.data(), S.data(), sld, pr.data(), pi.data(), out.data());
         return o;
       };
       const std::vector<double> a = run(w.narrow), b = run(w.wide);
@@ -87,11 +86,12 @@ TEST(Wide, TheTranslationIsTheSameAtBothWidths) {
           double v[2] = {0, 0};
           for (int c = 0; c < 2; ++c)
             for (int k = 0; k < n; ++k)
-              v[c] = std::fma(R[std::size_t(k) * ld + l], S[std::size_t(j) * sld + 2 * k + c], v[c]);
+              v[c] =
+                  std::fma(R[std::size_t(k) * ld + l], S[std::size_t(j) * sld + 2 * k + c], v[c]);
           const int c = int(i % 2);
           const double t = std::fma(re[j][i], v[c], im[j][i] * v[1 - c]);
-          ASSERT_EQ(a[at], start[at] + t) << "n " << n << " ld " << ld << " (" << l << ", " << j
-                                          << ", " << c << ")";
+          ASSERT_EQ(a[at], start[at] + t)
+              << "n " << n << " ld " << ld << " (" << l << ", " << j << ", " << c << ")";
         }
     }
 }
