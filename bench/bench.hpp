@@ -40,9 +40,9 @@ struct Args {
 struct Peak {
   bool measured = false;
   int threads = 0, wide_bits = 256;
-  double narrow_all = 0, narrow_one = 0;    ///< 256-bit vectors: every thread, one thread
-  double wide_all = 0, wide_one = 0;        ///< the widest vectors this CPU has
-  double product_all = 0, product_one = 0;  ///< the far field's translation kernel, widest
+  double narrow_all = 0, narrow_one = 0;            ///< 256-bit vectors: every thread, one thread
+  double wide_all = 0, wide_one = 0;                ///< the widest vectors this CPU has
+  double translation_all = 0, translation_one = 0;  ///< the far field's translation kernel, widest
 };
 /// Measures the peak (a second or so) and keeps it for the rows after.
 const Peak& measure_peak(int threads);

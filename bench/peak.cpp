@@ -18,8 +18,8 @@ const Peak& measure_peak(int threads) {
   g_peak.narrow_one = tuning::fma_peak_gflops(256, 1);
   g_peak.wide_all = tuning::fma_peak_gflops(g_peak.wide_bits, threads);
   g_peak.wide_one = tuning::fma_peak_gflops(g_peak.wide_bits, 1);
-  g_peak.product_all = tuning::product_gflops(g_peak.wide_bits, threads);
-  g_peak.product_one = tuning::product_gflops(g_peak.wide_bits, 1);
+  g_peak.translation_all = tuning::translation_gflops(g_peak.wide_bits, threads);
+  g_peak.translation_one = tuning::translation_gflops(g_peak.wide_bits, 1);
   g_peak.measured = true;
   return g_peak;
 }
@@ -50,14 +50,14 @@ void row_peak(int threads) {
   r.what = format("far-field translation kernel (31 terms, in cache), %d-bit, %d threads (one)",
                   p.wide_bits, threads);
   r.target = "-";
-  r.measured = format("%.0f GFLOP/s (%.1f) = %.0f%% of peak", p.product_all, p.product_one,
-                      p.wide_all > 0 ? 100 * p.product_all / p.wide_all : 0.0);
+  r.measured = format("%.0f GFLOP/s (%.1f) = %.0f%% of peak", p.translation_all, p.translation_one,
+                      p.wide_all > 0 ? 100 * p.translation_all / p.wide_all : 0.0);
   r.met = "n/a";
   r.detail = {{"bits", p.wide_bits},
               {"threads", threads},
-              {"gflops", p.product_all},
-              {"gflops_one_thread", p.product_one},
-              {"fraction_of_peak", p.wide_all > 0 ? p.product_all / p.wide_all : 0.0}};
+              {"gflops", p.translation_all},
+              {"gflops_one_thread", p.translation_one},
+              {"fraction_of_peak", p.wide_all > 0 ? p.translation_all / p.wide_all : 0.0}};
   add_row(r);
 }
 

@@ -82,11 +82,17 @@ constexpr int power_sums_rows(int top) {
 constexpr long power_sums_points(int m) {
   return (long(m) + kWideLanes - 1) / kWideLanes * kWideLanes;
 }
+/// The channels power_sums runs: three (a charge and a dipole of one density) as four, the
+/// fourth zero, so that at 512 bits they are one group with its powers made in registers (a
+/// group of two and one of one, each reading stored powers, took 2.5x one channel's time).
+constexpr int power_sums_channels(int channels) {
+  return channels == 3 ? 4 : channels;
+}
 /// The scratch power_sums needs: the points and their next power, a block's powers, the
 /// channels' strengths (2 + 2 + 2 kPowerBlock + channels rows of the points) and their sums.
 constexpr long power_sums_scratch(int m, int top, int channels) {
-  return (4L + 2 * kPowerBlock + channels) * power_sums_points(m) +
-         2L * channels * power_sums_rows(top);
+  const int c = power_sums_channels(channels);
+  return (4L + 2 * kPowerBlock + c) * power_sums_points(m) + 2L * c * power_sums_rows(top);
 }
 
 /// The largest batch of densities near_batch takes for each order (its sums in registers).
@@ -96,7 +102,9 @@ constexpr int kWideBatch[3] = {8, 4, 2};
 /// divide it); the columns of a product to a multiple of kWideItems.
 constexpr int kWideRows = 8;
 /// The rows of R a product of n terms multiplies: n padded to a multiple of kWideRows.
-constexpr int wide_rows(int n) { return (n + kWideRows - 1) / kWideRows * kWideRows; }
+constexpr int wide_rows(int n) {
+  return (n + kWideRows - 1) / kWideRows * kWideRows;
+}
 /// Complex columns per tile of a product: their real and imaginary columns are 6.
 constexpr int kWideItems = 3;
 

@@ -12,11 +12,9 @@
 //               V::store_first(p, r, c): the first c < W lanes alone (W >= 2)
 // No standard library templates here: this code is compiled once per instruction set.
 
-// The factored translations' product and after-scaling (WideKernels::translate): row tiles of
-// RV x W rows and kWideItems columns (their real and imaginary parts) of R S held in registers,
-// then each column's rows below n interleaved, scaled by its `after` and added to its output (the
-// products never stored); rows past the last whole tile of RV vectors go to tiles of RV / 2,
-// RV / 4, ... vectors (rows is a multiple of kWideRows, so of every width's smallest tile).
+// One vector of rows i.. of a column of R S, its real and imaginary parts in re and im:
+// interleaved, scaled by `after` (are, aim as scale_impl takes them) and added to out, the
+// doubles past the column's 2 n through masks.
 template <class V>
 void scale_add_pair(typename V::reg re, typename V::reg im, int i, int n, const double* are,
                     const double* aim, double* out) {
@@ -46,6 +44,11 @@ void scale_add_pair(typename V::reg re, typename V::reg im, int i, int n, const 
   }
 }
 
+// The factored translations' product and after-scaling (WideKernels::translate): row tiles of
+// RV x W rows and kWideItems columns (their real and imaginary parts) of R S held in registers,
+// then each column's rows below n interleaved, scaled by its `after` and added to its output (the
+// products never stored); rows past the last whole tile of RV vectors go to tiles of RV / 2,
+// RV / 4, ... vectors (rows is a multiple of kWideRows, so of every width's smallest tile).
 template <class V, int RV>
 int translate_tiles(int n, int i0, int rows, int ld, const double* R, const double* s, long sld,
                     const double* const* are, const double* const* aim, double* const* out) {
@@ -341,7 +344,11 @@ void power_sums_impl(int m, const double* wr, const double* wi, int top, int nd,
   typedef typename V::reg reg;
   const int rows = mlfma2d::power_sums_rows(top);
   const long mp = mlfma2d::power_sums_points(m), points = (m + W - 1) / W * W;
-  const int kinds = (q ? 1 : 0) + (mx ? 2 : 0), channels = kinds * nd;
+  const int kinds = (q ? 1 : 0) + (mx ? 2 : 0), given = kinds * nd;
+  // Three channels as a group of four where a group is four (the fourth zero: kernel/wide.hpp).
+  const int channels = mlfma2d::power_sums_channels(given) <= mlfma2d::kPowerGroup<W>
+                           ? mlfma2d::power_sums_channels(given)
+                           : given;
   double* w = scratch;                                   // 2 x mp: w, 0 past the points
   double* next = w + 2 * mp;                             // 2 x mp: the block's first power
   double* pw = next + 2 * mp;                            // 2 K x mp: re, im of K powers
@@ -354,12 +361,12 @@ void power_sums_impl(int m, const double* wr, const double* wi, int top, int nd,
     next[mp + j] = 0.0;
   }
   // Channel c = kind * nd + d: the charges of every density, then mx, then my; 0 past the
-  // points.
+  // points (and in a channel past the given ones).
   const double* kind_rows[3] = {q ? q : mx, q ? mx : my, my};
   for (int c = 0; c < channels; ++c) {
-    const double* from = kind_rows[c / nd] + (c % nd) * stride;
+    const double* from = c < given ? kind_rows[c / nd] + (c % nd) * stride : nullptr;
     double* to = st + c * mp;
-    for (long j = 0; j < points; ++j) to[j] = j < m ? from[j] : 0.0;
+    for (long j = 0; j < points; ++j) to[j] = from && j < m ? from[j] : 0.0;
   }
   if (!power_group_alone<V, mlfma2d::kPowerGroup<W>>(channels, points, mp, rows, w, next, st, sums))
     for (int k0 = 0; k0 < rows; k0 += K) {

@@ -37,7 +37,7 @@ double fma_peak_gflops(int bits, int threads) {
   return best;
 }
 
-double product_gflops(int bits, int threads) {
+double translation_gflops(int bits, int threads) {
   const WideKernels* k = wide_kernels_of(bits);
   if (!k) return 0;
   constexpr int n = 31, rows = wide_rows(n), cols = 43 * kWideItems;

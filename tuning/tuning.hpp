@@ -178,6 +178,6 @@ double fma_peak_gflops(int bits, int threads);
 /// threads, GFLOP/s counted as docs/math.md 3.4 counts a translation less its scaling before
 /// (4 t^2 + 8 t a column): what M2L would run at if gathering and scaling its sources cost
 /// nothing. Best of three runs of 0.1 s.
-double product_gflops(int bits, int threads);
+double translation_gflops(int bits, int threads);
 
 }  // namespace mlfma2d::tuning
