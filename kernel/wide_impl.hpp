@@ -12,34 +12,48 @@
 //               V::store_first(p, r, c): the first c < W lanes alone (W >= 2)
 // No standard library templates here: this code is compiled once per instruction set.
 
+// One complex scaling (WideKernels::scale): y = a x, or y += a x, as re * x + im * swap(x) with
+// (re, im) = (Re a, Re a, -Im a, Im a) per term, for one term (W = 1: no lanes to swap) or one
+// vector of interleaved terms, the first c < W doubles alone through masks. Both the scalings
+// before the product and the one after it (translate) are this.
+inline void scale_term(const double* re, const double* im, double xr, double xi, double* y,
+                       bool add) {
+  const double tr = __builtin_fma(re[0], xr, im[0] * xi);
+  const double ti = __builtin_fma(re[1], xi, im[1] * xr);
+  y[0] = add ? y[0] + tr : tr;
+  y[1] = add ? y[1] + ti : ti;
+}
+
+template <class V>
+void scale_vector(const double* re, const double* im, typename V::reg x, double* y, int c,
+                  bool add) {
+  if (c >= V::W) {
+    typename V::reg t = V::fma(V::load(re), x, V::mul(V::load(im), V::swap(x)));
+    if (add) t = V::add(V::load(y), t);
+    V::store(y, t);
+  } else {
+    typename V::reg t = V::fma(V::load_first(re, c), x, V::mul(V::load_first(im, c), V::swap(x)));
+    if (add) t = V::add(V::load_first(y, c), t);
+    V::store_first(y, t, c);
+  }
+}
+
 // One vector of rows i.. of a column of R S, its real and imaginary parts in re and im:
-// interleaved, scaled by `after` (are, aim as scale_impl takes them) and added to out, the
-// doubles past the column's 2 n through masks.
+// interleaved, scaled by `after` (are, aim) and added to out; nothing past the column's 2 n
+// doubles.
 template <class V>
 void scale_add_pair(typename V::reg re, typename V::reg im, int i, int n, const double* are,
                     const double* aim, double* out) {
   constexpr int W = V::W;
   if constexpr (W == 1) {
-    const double tr = V::fma(are[2 * i], re, V::mul(aim[2 * i], im));
-    const double ti = V::fma(are[2 * i + 1], im, V::mul(aim[2 * i + 1], re));
-    out[2 * i] = V::add(out[2 * i], tr);
-    out[2 * i + 1] = V::add(out[2 * i + 1], ti);
+    scale_term(are + 2 * i, aim + 2 * i, re, im, out + 2 * i, true);
   } else {
     typename V::reg half[2];
     V::interleave(re, im, &half[0], &half[1]);
     for (int h = 0; h < 2; ++h) {
       const int at = 2 * i + h * W, c = 2 * n - at;  // doubles left in the column
       if (c <= 0) break;
-      const typename V::reg x = half[h];
-      if (c >= W) {
-        const typename V::reg t =
-            V::fma(V::load(are + at), x, V::mul(V::load(aim + at), V::swap(x)));
-        V::store(out + at, V::add(V::load(out + at), t));
-      } else {
-        const typename V::reg t =
-            V::fma(V::load_first(are + at, c), x, V::mul(V::load_first(aim + at, c), V::swap(x)));
-        V::store_first(out + at, V::add(V::load_first(out + at, c), t), c);
-      }
+      scale_vector<V>(are + at, aim + at, half[h], out + at, c, true);
     }
   }
 }
@@ -87,39 +101,24 @@ void translate_impl(int n, int rows, int ld, int cols, const double* R, const do
                                     out + j0);
 }
 
-// Complex products on interleaved columns (WideKernels::scale): y = a x (or y += a x) as
-// re * x + im * swap(x), (re, im) = (Re a, Re a, -Im a, Im a) per term; the last partial vector
-// through masks (the columns end where the next begins, or the matrix does).
+// Complex products on interleaved columns (WideKernels::scale), vector by vector (scale_vector);
+// the last partial vector through masks (the columns end where the next begins, or the matrix
+// does).
 template <class V>
 void scale_impl(int n, int nd, const double* re, const double* im, const double* x, long xs,
                 double* y, long ys, bool add) {
-  typedef typename V::reg reg;
   constexpr int W = V::W;
   const int m = 2 * n;
   for (int d = 0; d < nd; ++d) {
     const double* xd = x + d * xs;
     double* yd = y + d * ys;
-    if constexpr (W == 1) {
-      for (int j = 0; j < m; j += 2) {
-        const double tr = V::fma(re[j], xd[j], V::mul(im[j], xd[j + 1]));
-        const double ti = V::fma(re[j + 1], xd[j + 1], V::mul(im[j + 1], xd[j]));
-        yd[j] = add ? V::add(yd[j], tr) : tr;
-        yd[j + 1] = add ? V::add(yd[j + 1], ti) : ti;
-      }
-    } else {
-      int j = 0;
-      for (; j + W <= m; j += W) {
-        const reg xv = V::load(xd + j);
-        reg t = V::fma(V::load(re + j), xv, V::mul(V::load(im + j), V::swap(xv)));
-        if (add) t = V::add(V::load(yd + j), t);
-        V::store(yd + j, t);
-      }
-      if (j < m) {
+    for (int j = 0; j<m; j += W> 1 ? W : 2) {
+      if constexpr (W == 1) {
+        scale_term(re + j, im + j, xd[j], xd[j + 1], yd + j, add);
+      } else {
         const int c = m - j;
-        const reg xv = V::load_first(xd + j, c);
-        reg t = V::fma(V::load_first(re + j, c), xv, V::mul(V::load_first(im + j, c), V::swap(xv)));
-        if (add) t = V::add(V::load_first(yd + j, c), t);
-        V::store_first(yd + j, t, c);
+        scale_vector<V>(re + j, im + j, c >= W ? V::load(xd + j) : V::load_first(xd + j, c), yd + j,
+                        c, add);
       }
     }
   }
@@ -346,9 +345,8 @@ void power_sums_impl(int m, const double* wr, const double* wi, int top, int nd,
   const long mp = mlfma2d::power_sums_points(m), points = (m + W - 1) / W * W;
   const int kinds = (q ? 1 : 0) + (mx ? 2 : 0), given = kinds * nd;
   // Three channels as a group of four where a group is four (the fourth zero: kernel/wide.hpp).
-  const int channels = mlfma2d::power_sums_channels(given) <= mlfma2d::kPowerGroup<W>
-                           ? mlfma2d::power_sums_channels(given)
-                           : given;
+  const int padded = mlfma2d::power_sums_channels(given);
+  const int channels = padded <= mlfma2d::kPowerGroup<W> ? padded : given;
   double* w = scratch;                                   // 2 x mp: w, 0 past the points
   double* next = w + 2 * mp;                             // 2 x mp: the block's first power
   double* pw = next + 2 * mp;                            // 2 K x mp: re, im of K powers
