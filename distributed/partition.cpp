@@ -118,6 +118,7 @@ LeafWork leaf_work(const Tree& shape, const RestrictedTargets& restricted, const
     if (r.level >= 3) {
       w.sources = s;
       w.targets = t;
+      w.leaves = s + t > 0 ? 1 : 0;
     }
     out.points[j] = s + t;  // as the model counts them: targets too when they are the sources
     out.total_far.m2l += w.m2l;
@@ -125,6 +126,7 @@ LeafWork leaf_work(const Tree& shape, const RestrictedTargets& restricted, const
     out.total_far.sources += w.sources;
     out.total_far.targets += w.targets;
     out.total_far.wx += w.wx;
+    out.total_far.leaves += w.leaves;
     out.total_pairs += out.pairs[j];
     out.total_points += out.points[j];
   }

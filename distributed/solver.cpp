@@ -130,7 +130,7 @@ CostModel DistributedSolver::Impl::partition_model(Traffic* t) {
   // defaults (the partition needs their ratios only).
   const bool chosen = opt.ct == kAutoCapacity && opt.level_offset == 0;
   CostModel m = default_partition_model();
-  double v[10] = {0};
+  double v[11] = {0};
   if (comm.rank() == 0) {
     std::exception_ptr error;
     try {
@@ -143,10 +143,11 @@ CostModel DistributedSolver::Impl::partition_model(Traffic* t) {
     }
     v[0] = m.m2l, v[1] = m.box, v[2] = m.point, v[3] = m.wx, v[4] = m.far_point;
     v[5] = m.fixed, v[6] = m.near_point, v[7] = m.pair, v[8] = m.overlap ? 1 : 0;
+    v[10] = m.leaf;
   }
-  comm.broadcast(v, 10, 0, t);
+  comm.broadcast(v, 11, 0, t);
   if (v[9] != 0) throw RuntimeFailure("rank 0: the cost model's calibration failed");
-  m = CostModel{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8] != 0};
+  m = CostModel{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8] != 0, v[10]};
   // Each rank's own back end decides the overlap (a GPU on this rank's node, or none).
   m.overlap = backend_runs_on_device(backend);
   return m;
@@ -178,11 +179,11 @@ void DistributedSolver::Impl::choose_capacity(const LocalPoints& pts, const Cost
     RestrictedTargets rt(&shape.tree, first.begin(me), first.end(me));
     const Plan plan = build_plan(shape.tree, threads, plan_options(p));
     const LeafWork w = leaf_work(shape.tree, rt, plan, first.begin(me), first.end(me));
-    double sums[7] = {w.total_far.m2l,       w.total_far.boxes, w.total_far.sources,
-                      w.total_far.targets,   w.total_far.wx,    w.total_pairs,
-                      double(plan.m2l_pairs)};
-    comm.allreduce(sums, 7, MPI_SUM, t);
-    const FarWork far{sums[0], sums[1], sums[2], sums[3], sums[4]};
+    double sums[8] = {w.total_far.m2l,        w.total_far.boxes, w.total_far.sources,
+                      w.total_far.targets,    w.total_far.wx,    w.total_pairs,
+                      double(plan.m2l_pairs), w.total_far.leaves};
+    comm.allreduce(sums, 8, MPI_SUM, t);
+    const FarWork far{sums[0], sums[1], sums[2], sums[3], sums[4], sums[7]};
     const Prediction pr = predict(model, far, sums[5],
                                   double(pts.total_sources + pts.total_targets), p, far_shape(opt));
     cand.levels = shape.tree.levels;

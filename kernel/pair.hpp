@@ -16,15 +16,13 @@
 // (coordinates around 1e-300) are summed right; the common path costs the same comparison.
 // There g^2 and g^3 may exceed the largest double: the field of a dipole and the Hessian at such
 // distances are infinite in doubles, as their true values are beyond its range.
-#if defined(__CUDACC__)
-#define MLFMA2D_HD __host__ __device__ __forceinline__
-#else
-#define MLFMA2D_HD inline
-#endif
-
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
+#include "kernel/half_log.hpp"
+#include "kernel/hd.hpp"
 #include "kernel/pair_constants.hpp"
 
 namespace mlfma2d {
@@ -45,17 +43,100 @@ struct PairSums {
   double phi = 0, ex = 0, ey = 0, hxx = 0, hxy = 0;
 };
 
+/// 0.5 log r2 by the C library's log (CUDA's on the device).
+struct LibraryHalfLog {
+  MLFMA2D_HD double operator()(double r2) const { return 0.5 * log(r2); }
+};
+
+/// 0.5 log r2 by kernel/half_log.hpp's table, its entries at ic and hc (kHalfLogTable each; in a
+/// kernel, shared memory: stage_half_log_table). The resident GPU back ends' log: half the
+/// double operations of CUDA's, where the pair's log is most of the near field's work.
+struct TableHalfLog {
+  const double* ic = nullptr;  ///< invc
+  const double* hc = nullptr;  ///< hlogc
+
+  // The operations half_log_of asks for, on one double.
+  using reg = double;
+  struct Parts {
+    double k, m;
+    int i;
+  };
+  MLFMA2D_HD static void words(double x, std::uint32_t* hi, std::uint32_t* lo) {
+#if defined(__CUDA_ARCH__)
+    *hi = std::uint32_t(__double2hiint(x));
+    *lo = std::uint32_t(__double2loint(x));
+#else
+    std::uint64_t b = 0;
+    std::memcpy(&b, &x, sizeof b);
+    *hi = std::uint32_t(b >> 32);
+    *lo = std::uint32_t(b);
+#endif
+  }
+  MLFMA2D_HD static double from_words(std::uint32_t hi, std::uint32_t lo) {
+#if defined(__CUDA_ARCH__)
+    return __hiloint2double(int(hi), int(lo));
+#else
+    const std::uint64_t b = (std::uint64_t(hi) << 32) | lo;
+    double x = 0;
+    std::memcpy(&x, &b, sizeof x);
+    return x;
+#endif
+  }
+  /// x = 2^k m: k + 1023 (the biased exponent) in the low bits of 2^52's fraction, less 2^52 +
+  /// 1023, gives k exactly; m takes x's fraction under 1's exponent.
+  MLFMA2D_HD static Parts parts(double x) {
+    std::uint32_t hi = 0, lo = 0;
+    words(x, &hi, &lo);
+    return {from_words(0x43300000u, hi >> 20) - 4503599627371519.0,  // 2^52 + 1023
+            from_words((hi & 0x000fffffu) | 0x3ff00000u, lo), int((hi >> 16) & 15u)};
+  }
+  MLFMA2D_HD double invc(int i) const {
+    return ic[i];
+  }
+  MLFMA2D_HD double hlogc(int i) const {
+    return hc[i];
+  }
+  MLFMA2D_HD static double set1(double v) {
+    return v;
+  }
+  MLFMA2D_HD static double fma(double a, double b, double c) {
+    return ::fma(a, b, c);
+  }
+  MLFMA2D_HD static double mul(double a, double b) {
+    return a * b;
+  }
+  MLFMA2D_HD static double add(double a, double b) {
+    return a + b;
+  }
+
+  /// r2 positive and normal (pair_terms' paths); infinity and NaN through log.
+  MLFMA2D_HD double operator()(double r2) const {
+    std::uint32_t hi = 0, lo = 0;
+    words(r2, &hi, &lo);
+    return hi < 0x7ff00000u ? half_log_of(*this, r2) : 0.5 * log(r2);
+  }
+};
+
+/// Thread `tid` of a block (tid < 2 kHalfLogTable: more do nothing) writes its entry of the
+/// table into `to`; read as TableHalfLog{to, to + kHalfLogTable} after the block's barrier.
+MLFMA2D_HD void stage_half_log_table(double* to, int tid) {
+  // (static: one copy in the device's global memory, not one on every thread's stack)
+  static constexpr double table[2 * kHalfLogTable] = {MLFMA2D_HALF_LOG_INVC,
+                                                      MLFMA2D_HALF_LOG_HLOGC};
+  if (tid >= 0 && tid < 2 * kHalfLogTable) to[tid] = table[tid];
+}
+
 /// The terms of the pair d = (dx, dy) = target - source; false (terms untouched) for a skipped
-/// pair (d = 0).
-template <int kOrder, bool kCharge, bool kDipole>
-MLFMA2D_HD bool pair_terms(double dx, double dy, PairTerms* t) {
+/// pair (d = 0). 0.5 log r2 by `half_log` (LibraryHalfLog or TableHalfLog).
+template <int kOrder, bool kCharge, bool kDipole, class HalfLog = LibraryHalfLog>
+MLFMA2D_HD bool pair_terms(double dx, double dy, PairTerms* t, const HalfLog& half_log = {}) {
   const double r2 = dx * dx + dy * dy;
   constexpr bool kG = kDipole || kOrder >= kField;
   constexpr bool kG2 = (kDipole && kOrder >= kField) || kOrder >= kHessian;
   constexpr bool kG3 = kDipole && kOrder >= kHessian;
   double gx = 0, gy = 0;
   if (r2 >= kPairMinR2) {
-    if (kCharge) t->half_log = 0.5 * log(r2);
+    if (kCharge) t->half_log = half_log(r2);
     if (kG) {
       const double inv = 1.0 / r2;
       gx = dx * inv;
@@ -64,7 +145,7 @@ MLFMA2D_HD bool pair_terms(double dx, double dy, PairTerms* t) {
   } else if (dx != 0.0 || dy != 0.0) {  // tiny distance: scale up by 2^600 exactly
     const double ux = dx * kPairScale, uy = dy * kPairScale;
     const double u2 = ux * ux + uy * uy;
-    if (kCharge) t->half_log = 0.5 * log(u2) - kPairLogScale;
+    if (kCharge) t->half_log = half_log(u2) - kPairLogScale;
     if (kG) {
       // g = conj(u) / u2 * 2^600, in this order: 1 / u2 alone may overflow
       gx = (ux / u2) * kPairScale;

@@ -4,11 +4,9 @@
 
 #ifdef __AVX2__
 #include <immintrin.h>
-extern "C" __m256d _ZGVdN4v_log(__m256d);  // glibc libmvec: 4-wide double log
-#else
-#include <cmath>
 #endif
 
+#include "kernel/half_log.hpp"
 #include "kernel/pair_constants.hpp"
 
 namespace mlfma2d {
@@ -28,7 +26,22 @@ struct V {
   static reg sub(reg a, reg b) { return _mm256_sub_pd(a, b); }
   static reg mul(reg a, reg b) { return _mm256_mul_pd(a, b); }
   static reg div(reg a, reg b) { return _mm256_div_pd(a, b); }
-  static reg log(reg a) { return _ZGVdN4v_log(a); }
+  // half_log_of's operations (kernel/half_log.hpp): the table's entries gathered
+  struct Parts {
+    reg k, m;
+    __m256i i;
+  };
+  static Parts parts(reg x) {
+    const __m256i b = _mm256_castpd_si256(x);
+    const __m256i e =
+        _mm256_or_si256(_mm256_srli_epi64(b, 52), _mm256_set1_epi64x(0x4330000000000000));
+    const __m256i f = _mm256_and_si256(b, _mm256_set1_epi64x(0x000fffffffffffff));
+    return {_mm256_sub_pd(_mm256_castsi256_pd(e), _mm256_set1_pd(4503599627371519.0)),
+            _mm256_castsi256_pd(_mm256_or_si256(f, _mm256_set1_epi64x(0x3ff0000000000000))),
+            _mm256_and_si256(_mm256_srli_epi64(b, 48), _mm256_set1_epi64x(15))};
+  }
+  static reg invc(__m256i i) { return _mm256_i64gather_pd(kHalfLogInvc, i, 8); }
+  static reg hlogc(__m256i i) { return _mm256_i64gather_pd(kHalfLogC, i, 8); }
   static double hsum(reg v) {
     const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
     return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
@@ -68,7 +81,22 @@ struct V {
   static reg sub(reg a, reg b) { return a - b; }
   static reg mul(reg a, reg b) { return a * b; }
   static reg div(reg a, reg b) { return a / b; }
-  static reg log(reg a) { return std::log(a); }
+  struct Parts {
+    double k, m;
+    int i;
+  };
+  static Parts parts(reg x) {
+    unsigned long long b = 0;
+    __builtin_memcpy(&b, &x, sizeof b);
+    const unsigned long long e = (b >> 52) | 0x4330000000000000ull;
+    const unsigned long long f = (b & 0x000fffffffffffffull) | 0x3ff0000000000000ull;
+    double k = 0, m = 0;
+    __builtin_memcpy(&k, &e, sizeof k);
+    __builtin_memcpy(&m, &f, sizeof m);
+    return {k - 4503599627371519.0, m, int((b >> 48) & 15)};
+  }
+  static reg invc(int i) { return kHalfLogInvc[i]; }
+  static reg hlogc(int i) { return kHalfLogC[i]; }
   static double hsum(reg v) { return v; }
   using mask = bool;
   static mask lt(reg a, reg b) { return a < b; }

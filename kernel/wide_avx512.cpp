@@ -2,10 +2,9 @@
 // x86-64-v4; kernel/wide.cpp calls it only where the CPU has them).
 #include <immintrin.h>
 
+#include "kernel/half_log.hpp"
 #include "kernel/pair_constants.hpp"
 #include "kernel/wide.hpp"
-
-extern "C" __m512d _ZGVeN8v_log(__m512d);  // glibc libmvec: 8-wide double log
 
 namespace mlfma2d {
 namespace {
@@ -23,7 +22,29 @@ struct V {
   static reg sub(reg a, reg b) { return _mm512_sub_pd(a, b); }
   static reg mul(reg a, reg b) { return _mm512_mul_pd(a, b); }
   static reg div(reg a, reg b) { return _mm512_div_pd(a, b); }
-  static reg log(reg a) { return _ZGVeN8v_log(a); }
+  // half_log_of's operations (kernel/half_log.hpp): the table's 16 entries in two registers,
+  // looked up by one two-source permute
+  struct Parts {
+    reg k, m;
+    __m512i i;
+  };
+  // (shifts through the zero-masking form: GCC 12 warns of the plain one's undefined source)
+  static __m512i shift_right(__m512i b, unsigned n) {
+    return _mm512_maskz_srli_epi64(__mmask8(0xff), b, n);
+  }
+  static Parts parts(reg x) {
+    const __m512i b = _mm512_castpd_si512(x);
+    const __m512i e = _mm512_or_si512(shift_right(b, 52), _mm512_set1_epi64(0x4330000000000000));
+    const __m512i f = _mm512_and_si512(b, _mm512_set1_epi64(0x000fffffffffffff));
+    return {_mm512_sub_pd(_mm512_castsi512_pd(e), _mm512_set1_pd(4503599627371519.0)),
+            _mm512_castsi512_pd(_mm512_or_si512(f, _mm512_set1_epi64(0x3ff0000000000000))),
+            _mm512_and_si512(shift_right(b, 48), _mm512_set1_epi64(15))};
+  }
+  static reg lookup(const double* table, __m512i i) {
+    return _mm512_permutex2var_pd(_mm512_loadu_pd(table), i, _mm512_loadu_pd(table + 8));
+  }
+  static reg invc(__m512i i) { return lookup(kHalfLogInvc, i); }
+  static reg hlogc(__m512i i) { return lookup(kHalfLogC, i); }
   static double hsum(reg v) {
     alignas(64) double t[8];
     _mm512_store_pd(t, v);

@@ -4,7 +4,8 @@
 //   V::W        doubles per vector
 //   V::reg      the register type; V::zero(), V::load(p), V::store(p, r), V::set1(x),
 //               V::fma(a, b, c) = a * b + c, V::fms(a, b, c) = a * b - c, add, sub, mul, div,
-//               V::log(r) (glibc's vector log), V::hsum(r)
+//               V::hsum(r); and half_log_of's operations (kernel/half_log.hpp): V::Parts,
+//               V::parts(r), V::invc(i), V::hlogc(i)
 //   V::mask     a lane mask; V::lt(a, b), V::ne(a, b), V::mand, V::mor, V::any(m),
 //               V::blend(m, a, b) = m ? a : b
 //   V::interleave(re, im, &lo, &hi)  (re_0, im_0, re_1, im_1, ...) in lo, then hi
@@ -136,8 +137,9 @@ bool near_batch_impl(int n, const double* x, const double* y, const double* cons
   constexpr bool kG = kD || kOrder >= 1, kG2 = (kD && kOrder >= 1) || kOrder >= 2,
                  kG3 = kD && kOrder >= 2;
   constexpr int kSums = kOrder == 0 ? 1 : kOrder == 1 ? 3 : 5;
-  const reg X = V::set1(tx), Y = V::set1(ty), one = V::set1(1.0), half = V::set1(0.5),
-            two = V::set1(2.0), zero = V::zero(), min = V::set1(mlfma2d::kPairMinR2);
+  const reg X = V::set1(tx), Y = V::set1(ty), one = V::set1(1.0), two = V::set1(2.0),
+            zero = V::zero(), min = V::set1(mlfma2d::kPairMinR2), big = V::set1(__DBL_MAX__),
+            inf = V::set1(__builtin_inf());
   reg acc[kBatch][kSums];
   for (int d = 0; d < kBatch; ++d)
     for (int c = 0; c < kSums; ++c) acc[d][c] = zero;
@@ -151,7 +153,8 @@ bool near_batch_impl(int n, const double* x, const double* y, const double* cons
     tiny = V::mor(tiny, V::mand(small, V::mor(V::ne(dx, zero), V::ne(dy, zero))));
     const reg r2m = V::blend(small, one, r2);
     reg hl = zero, gx = zero, gy = zero, g2x = zero, g2y = zero, g3x = zero, g3y = zero;
-    if (kC) hl = V::mul(half, V::log(r2m));
+    // 0.5 log r2 by the table (kernel/half_log.hpp), infinite where r2 is
+    if (kC) hl = V::blend(V::lt(big, r2m), inf, half_log_of(V{}, r2m));
     if (kG) {
       const reg inv = V::div(one, r2m);
       gx = V::mul(dx, inv);

@@ -64,13 +64,50 @@ Densities calibration_sources(const PointSet& pts, const FarShape& shape) {
   return in;
 }
 
+// P2M's and L2P's time in one calibration run: seconds, point units p (sources + k targets) and
+// leaf units p leaves.
+struct PointRun {
+  double seconds, points, leaves;
+};
+
+// The point operators' constants: seconds = point x points + leaf x leaves, least squares over
+// the runs, neither negative. Their speed per point depends on the leaves' size: the runs of
+// 16-point leaves alone gave a point constant that predicted 6.2 ms of P2M and L2P for 1e6 uniform
+// points in leaves of up to 512 against 1.8 measured, and CT 1024 for 1e6 points on a circle
+// (8.1 ms per evaluation against 6.6 at CT 512; results/h200/session-2026-11-29b/call1).
+void fit_point_and_leaf(const std::vector<PointRun>& runs, double* point, double* leaf) {
+  double aa = 0, ab = 0, bb = 0, at = 0, bt = 0;
+  for (const PointRun& r : runs) {
+    aa += r.points * r.points;
+    ab += r.points * r.leaves;
+    bb += r.leaves * r.leaves;
+    at += r.points * r.seconds;
+    bt += r.leaves * r.seconds;
+  }
+  const double det = aa * bb - ab * ab;
+  *point = det > 0 ? (at * bb - bt * ab) / det : -1;
+  *leaf = det > 0 ? (bt * aa - at * ab) / det : -1;
+  if (*point >= 0 && *leaf >= 0) return;
+  // One of them would be negative: the other alone.
+  const double point_alone = aa > 0 ? std::max(0.0, at / aa) : 0.0;
+  const double leaf_alone = bb > 0 ? std::max(0.0, bt / bb) : 0.0;
+  double point_error = 0, leaf_error = 0;
+  for (const PointRun& r : runs) {
+    point_error += std::pow(r.seconds - point_alone * r.points, 2);
+    leaf_error += std::pow(r.seconds - leaf_alone * r.leaves, 2);
+  }
+  *point = point_error <= leaf_error ? point_alone : 0.0;
+  *leaf = point_error <= leaf_error ? 0.0 : leaf_alone;
+}
+
 }  // namespace
 
 CostModel scaled_to_densities(const CostModel& model, int measured, int nd) {
   if (nd == measured) return model;
   const double f = double(nd) / double(measured);
   CostModel m = model;
-  for (double* c : {&m.m2l, &m.box, &m.point, &m.wx, &m.far_point, &m.near_point, &m.pair}) *c *= f;
+  for (double* c : {&m.m2l, &m.box, &m.point, &m.leaf, &m.wx, &m.far_point, &m.near_point, &m.pair})
+    *c *= f;
   return m;
 }
 
@@ -79,7 +116,7 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
   const double n2 = double(p + 1) * double(p + 1), k = shape.passes();
   Prediction r;
   r.far = m.m2l * n2 * w.m2l + m.box * n2 * w.boxes + m.point * p * (w.sources + k * w.targets) +
-          m.wx * p * k * w.wx + m.far_point * points;
+          m.leaf * p * w.leaves + m.wx * p * k * w.wx + m.far_point * points;
   r.near = m.fixed + m.near_point * points + m.pair * pairs;
   r.total = m.overlap ? std::max(r.far, r.near) : r.far + r.near;
   return r;
@@ -91,8 +128,23 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
 // field's shared powers); 4 = the factored translations and the wide kernels (issue 23); 5 = M2L
 // truncated per offset, rows padded to 8 (docs/math.md section 3.4); 6 = the power sums as
 // register-blocked products, a resident back end's host copies by the team, and a device back
-// end's pair cost measured on four times the points.
-constexpr int kOperatorsRevision = 6;
+// end's pair cost measured on four times the points; 7 = the near field's log by a table
+// (kernel/half_log.hpp: the cpu and shared pairs' cost, repetition-gpu's general kernel's) and
+// P2M's and L2P's cost per leaf in the model (fit_point_and_leaf).
+constexpr int kOperatorsRevision = 7;
+
+namespace {
+
+// The end of every key of this revision.
+std::string operators_tag() {
+  return "|operators=" + std::to_string(kOperatorsRevision);
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
 
 std::string CalibrationKey::text() const {
   std::ostringstream o;
@@ -103,7 +155,7 @@ std::string CalibrationKey::text() const {
   if (shape.densities != 1) o << "|nd=" << shape.densities;
   if (shape.dipoles) o << "|sources=" << (shape.charges ? "charges+dipoles" : "dipoles");
   if (shape.hessian) o << "|hessian=1";
-  o << "|operators=" << kOperatorsRevision;
+  o << operators_tag();
   return o.str();
 }
 
@@ -167,9 +219,10 @@ CostModel calibrate(const CalibrationKey& key, const Options& base) {
   auto per = [](double seconds, double units) { return units > 0 ? seconds / units : 0.0; };
   CostModel m;
   m.overlap = backend_runs_on_device(key.backend);
-  // Far field: each operator's time over its units, summed over the runs (weights their work).
-  double m2l = 0, m2l_u = 0, box = 0, box_u = 0, pt = 0, pt_u = 0, wx = 0, wx_u = 0, rest = 0,
-         rest_u = 0;
+  // Far field: each operator's time over its units, summed over the runs (weights their work);
+  // P2M's and L2P's over their points and leaves (fit_point_and_leaf).
+  double m2l = 0, m2l_u = 0, box = 0, box_u = 0, wx = 0, wx_u = 0, rest = 0, rest_u = 0;
+  std::vector<PointRun> point_runs;
   for (const Run& r : runs) {
     const Timings& t = r.t;
     const double points = double(r.s.n_sources + r.s.n_targets);
@@ -177,8 +230,8 @@ CostModel calibrate(const CalibrationKey& key, const Options& base) {
     m2l_u += n2 * double(r.s.m2l_pairs);
     box += t.m2m + t.l2l;
     box_u += n2 * double(r.s.boxes);
-    pt += t.p2m + t.l2p;
-    pt_u += p * (double(r.s.n_sources) + k * double(r.s.n_targets));
+    point_runs.push_back({t.p2m + t.l2p, p * (double(r.s.n_sources) + k * double(r.s.n_targets)),
+                          p * double(r.s.leaf_boxes)});
     wx += t.p2l + t.m2p;
     wx_u += p * k * double(r.s.m2p_terms + r.s.p2l_terms);
     rest += std::max(0.0, t.far - (t.p2m + t.m2m + t.m2l + t.p2l + t.l2l + t.l2p + t.m2p));
@@ -186,7 +239,7 @@ CostModel calibrate(const CalibrationKey& key, const Options& base) {
   }
   m.m2l = per(m2l, m2l_u);
   m.box = per(box, box_u);
-  m.point = per(pt, pt_u);
+  fit_point_and_leaf(point_runs, &m.point, &m.leaf);
   m.wx = wx_u > 0 ? per(wx, wx_u) : m.point;
   m.far_point = per(rest, rest_u);
   // Near field: t = fixed + near_point (points) + pair (pairs). Runs 0 and 1 share the points, so
@@ -199,8 +252,7 @@ CostModel calibrate(const CalibrationKey& key, const Options& base) {
   const auto points = [](const Run& r) { return double(r.s.n_sources + r.s.n_targets); };
   const auto pairs = [](const Run& r) { return double(r.s.near_pairs); };
   const double dp = pairs(runs[1]) - pairs(runs[0]);
-  if (!m.overlap)
-    m.pair = dp != 0 ? std::max(0.0, (runs[1].t.near - runs[0].t.near) / dp) : 0.0;
+  if (!m.overlap) m.pair = dp != 0 ? std::max(0.0, (runs[1].t.near - runs[0].t.near) / dp) : 0.0;
   if (m.pair == 0) m.pair = per(runs[1].t.near, pairs(runs[1]));
   const double base0 = std::max(0.0, runs[0].t.near - m.pair * pairs(runs[0]));
   const double base2 = std::max(0.0, runs[2].t.near - m.pair * pairs(runs[2]));
@@ -246,10 +298,14 @@ bool read_cache(const std::string& path, std::map<std::string, CostModel>* model
     std::string key;
     CostModel m;
     int overlap = 0;
-    if (!(f >> key >> m.m2l >> m.box >> m.point >> m.wx >> m.far_point >> m.fixed >> m.near_point >>
-          m.pair >> overlap) ||
+    // A line of other operators (another revision, its own fields) serves no key: skipped.
+    if ((f >> key) && key.find("|operators=") != std::string::npos &&
+        !ends_with(key, operators_tag()))
+      continue;
+    if (!(f >> m.m2l >> m.box >> m.point >> m.wx >> m.far_point >> m.fixed >> m.near_point >>
+          m.pair >> overlap >> m.leaf) ||
         !std::isfinite(m.m2l + m.box + m.point + m.wx + m.far_point + m.fixed + m.near_point +
-                       m.pair)) {
+                       m.pair + m.leaf)) {
       if (note)
         *note = "the calibration cache " + path + " is unreadable at line " + std::to_string(row) +
                 ": ignored";
@@ -290,7 +346,7 @@ void store_cost_model(const std::string& path, const CalibrationKey& key, const 
       for (const auto& [k, m] : models)
         out << k << " " << m.m2l << " " << m.box << " " << m.point << " " << m.wx << " "
             << m.far_point << " " << m.fixed << " " << m.near_point << " " << m.pair << " "
-            << (m.overlap ? 1 : 0) << "\n";
+            << (m.overlap ? 1 : 0) << " " << m.leaf << "\n";
       out.close();
       if (!out) throw IoError(cannot_write(path, "the write failed"));
     });
@@ -407,21 +463,32 @@ CapacityCandidate search_capacity(TreeKind kind, const CostModel& model, int p,
   // With the near field on a device (time = max(far, near)) only the larger side can fall: far
   // above near wants larger leaves (fewer boxes), near above far smaller ones, and the other
   // direction is not built (a capacity too small is the costliest plan to build, many small
-  // leaves). On the CPU (time = far + near) both are tried.
+  // leaves). On the CPU (time = far + near) both are walked, the best of all kept: the sum can
+  // have a minimum on each side (uniform points: a capacity between two levels' leaf sizes splits
+  // some boxes of a level and not others, dearer than either whole level; with 2 threads here CT
+  // 64 predicted and took 211 ms, CT 128 208, and CT 32, past CT 64, 186).
   const CapacityCandidate first = evaluate(start);
   std::vector<int> directions = {+1, -1};
   if (model.overlap && std::isfinite(first.total)) directions = {first.far >= first.near ? +1 : -1};
+  // Toward larger leaves the walk passes over one dearer step (cheap: few, large leaves): there
+  // too a capacity between two whole levels can be dearer than both (H200 host, 1e6 uniform points
+  // with the Hessian: CT 128 predicted 20.5 ms and took 20.5, CT 256 predicted 26.1, and CT 512,
+  // never built, took 16.8; results/h200/session-2026-11-29b/call3).
   for (int dir : directions) {
-    int step = start;
+    int step = start, passed = 0;
     CapacityCandidate here = first;
     for (int next = start + dir; next >= lo && next <= hi; next += dir) {
       const CapacityCandidate& c = evaluate(next);
       if (std::isfinite(c.total) && same_tree(c, here)) continue;
-      if (!(c.total < here.total)) break;
+      if (!(c.total < here.total)) {
+        if (dir < 0 || ++passed > 1) break;
+        continue;
+      }
       here = c;
       step = next;
+      passed = 0;
     }
-    if (step != start) break;  // improved one way: the other is uphill
+    if (model.overlap && step != start) break;  // improved one way: the other is uphill
   }
   if (!have) throw InvalidInput("no tree could be built for these points");
   return best;

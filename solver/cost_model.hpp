@@ -4,8 +4,9 @@
 // for this machine, back end, thread count, p and shape (densities, kinds of sources, outputs)
 // measured by a short calibration and cached on disk.
 //
-//   far  = m2l (p+1)^2 M2L + box (p+1)^2 boxes + point p (sources + k targets) + wx p k W/X
-//          + far_point (sources + targets)          (k = the Horner passes: 1 + field + Hessian)
+//   far  = m2l (p+1)^2 M2L + box (p+1)^2 boxes + point p (sources + k targets) + leaf p leaves
+//          + wx p k W/X + far_point (sources + targets)   (k = the Horner passes: 1 + field +
+//          Hessian)
 //   near = fixed + near_point (sources + targets) + pair pairs
 //   one evaluation = far + near, or max(far, near) when the near field runs on a device beside
 //   the CPU far field.
@@ -26,6 +27,7 @@ struct CostModel {
   double m2l = 0, box = 0, point = 0, wx = 0, far_point = 0;  ///< far field
   double fixed = 0, near_point = 0, pair = 0;                 ///< near field
   bool overlap = false;  ///< the near field runs on a device, beside the far field
+  double leaf = 0;       ///< far field: P2M's and L2P's part per leaf (p each)
 };
 
 /// The most densities a calibration evaluates: a model for more is the one measured at this many

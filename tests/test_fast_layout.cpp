@@ -34,6 +34,13 @@ namespace {
 
 using cuda::SharedLayout;
 using testing::DensityCase;
+
+/// The resident kernels' log table, staged as a block's threads stage it.
+TableHalfLog kernel_half_log() {
+  static double table[2 * kHalfLogTable];
+  for (int tid = 0; tid < 2 * kHalfLogTable; ++tid) stage_half_log_table(table, tid);
+  return TableHalfLog{table, table + kHalfLogTable};
+}
 using testing::DensitySums;
 using testing::Geometry;
 using testing::Strengths;
@@ -91,7 +98,7 @@ void emulate_pass(const Geometry& g, const SharedLayout& l, const TreeStrengths&
       cuda::stage_strengths<kCharge, kDipole, kNd>(pass, j, sw.data(), tile, int(e));
     }
   };
-  const cuda::Staged staged{sx.data(), sy.data(), sw.data(), tile};
+  const cuda::Staged staged{sx.data(), sy.data(), sw.data(), tile, kernel_half_log()};
   const cuda::NearFieldOut to = outputs_from(out, std::size_t(b.first) * nt);
   auto store = [&](std::int64_t slot, const PairSums* acc) {
     const std::int64_t i = tree.tgt_index()[l.slot_tgt[slot]];
@@ -308,8 +315,8 @@ void record_pass(const Geometry& g, const std::vector<double>& records, std::int
   DensityCase tc{b.count, kCharge, kDipole, out->ex.size() > 0, kOrder >= kHessian};
   DensitySums chunk(std::size_t(nt) * std::size_t(b.count), tc);
   for (std::int64_t i = 0; i < nt; ++i)
-    cuda::record_sums<kOrder, kCharge, kDipole, kNd>(records.data(), stride, i, b.count,
-                                                     outputs_from(&chunk, 0), nt);
+    cuda::record_sums<kOrder, kCharge, kDipole, kNd>(
+        records.data(), stride, i, b.count, outputs_from(&chunk, 0), nt, kernel_half_log());
   const cuda::NearFieldOut from = outputs_from(&chunk, 0);
   const cuda::NearFieldOut to = outputs_from(out, std::size_t(b.first) * std::size_t(nt));
   for (int d = 0; d < b.count; ++d) {

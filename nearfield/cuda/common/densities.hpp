@@ -58,14 +58,15 @@ MLFMA2D_HD constexpr int channels_per_density(bool charges, bool dipoles) {
 /// Adds the pair (target (x, y), source (sx, sy)) to the sums of the batch's densities: the
 /// pair's terms once, then for each active density d < count (count <= kNd; every one when
 /// kNd == 1) its strengths, channel k (q, mx, my in the order carried) at
-/// ch[(d * kPer + k) * stride], applied to acc[d].
+/// ch[(d * kPer + k) * stride], applied to acc[d]. The log by `hl` (kernel/pair.hpp's
+/// TableHalfLog: the kernel's table in shared memory).
 template <int kOrder, bool kCharge, bool kDipole, int kNd>
 MLFMA2D_HD void add_source(double x, double y, double sx, double sy, const double* ch,
-                           std::int64_t stride, int count, PairSums* acc) {
+                           std::int64_t stride, int count, const TableHalfLog& hl, PairSums* acc) {
   constexpr int kPer = channels_per_density(kCharge, kDipole);
   constexpr int kMx = kCharge ? 1 : 0;
   PairTerms t;
-  if (!pair_terms<kOrder, kCharge, kDipole>(x - sx, y - sy, &t)) return;
+  if (!pair_terms<kOrder, kCharge, kDipole>(x - sx, y - sy, &t, hl)) return;
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif

@@ -30,9 +30,13 @@ template <int kOrder, bool kCharge, bool kDipole, int kNd>
 __global__ void __launch_bounds__(kSumsBlock, kSumsBlocksPerSm)
     record_sums_kernel(const double* __restrict__ records, std::int64_t n_records,
                        std::int64_t stride, int count, NearFieldOut out, std::int64_t out_stride) {
+  __shared__ double s_log[2 * kHalfLogTable];
+  stage_half_log_table(s_log, int(threadIdx.x));
+  __syncthreads();
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n_records)
-    record_sums<kOrder, kCharge, kDipole, kNd>(records, stride, i, count, out, out_stride);
+    record_sums<kOrder, kCharge, kDipole, kNd>(records, stride, i, count, out, out_stride,
+                                               TableHalfLog{s_log, s_log + kHalfLogTable});
 }
 
 }  // namespace

@@ -100,16 +100,18 @@ MLFMA2D_HD void fill_record(const RecordArrays& a, std::int64_t i, int lane, int
 /// The general kernel's body: thread i reads its own record [x, y, n, (sx, sy, strengths) * n]
 /// at records + i * stride, the strengths of `count` densities (count <= kNd), density by
 /// density q, mx, my of the kinds carried, and writes their sums at out.X[d * out_stride + i].
+/// The log by `hl`'s table (the kernel's in shared memory).
 template <int kOrder, bool kCharge, bool kDipole, int kNd>
 MLFMA2D_HD void record_sums(const double* records, std::int64_t stride, std::int64_t i, int count,
-                            const NearFieldOut& out, std::int64_t out_stride) {
+                            const NearFieldOut& out, std::int64_t out_stride,
+                            const TableHalfLog& hl) {
   const double* r = records + i * stride;
   const double x = r[0], y = r[1];
   const auto n = static_cast<std::int64_t>(r[2]);  // n is stored as a double (exact < 2^53)
   const std::int64_t w = 2 + std::int64_t(count) * channels_per_density(kCharge, kDipole);
   PairSums acc[kNd];
   for (const double* s = r + 3; s < r + 3 + n * w; s += w)
-    add_source<kOrder, kCharge, kDipole, kNd>(x, y, s[0], s[1], s + 2, 1, count, acc);
+    add_source<kOrder, kCharge, kDipole, kNd>(x, y, s[0], s[1], s + 2, 1, count, hl, acc);
   store_sums<kOrder, kNd>(acc, out, out_stride, i, count);
 }
 

@@ -24,6 +24,7 @@ __global__ void __launch_bounds__(kSharedBlock,
   constexpr int kTile = shared_tile(kOrder, kPer, kNd);
   // channel c = d * kPer + k of element e at s_w[c * kTile + e]
   __shared__ double s_x[kTile], s_y[kTile], s_w[kNd * kPer * kTile];
+  __shared__ double s_log[2 * kHalfLogTable];  // read after the first barrier below
   const std::int64_t g = blockIdx.x;
   const int tid = threadIdx.x;
   const std::int64_t sb = a.group_slot[g], se = a.group_slot[g + 1];  // <= kSharedBlock slots
@@ -40,7 +41,8 @@ __global__ void __launch_bounds__(kSharedBlock,
       stage_strengths<kCharge, kDipole, kNd>(b, j, s_w, kTile, e);
     }
   };
-  const Staged staged{s_x, s_y, s_w, kTile};
+  stage_half_log_table(s_log, tid);
+  const Staged staged{s_x, s_y, s_w, kTile, TableHalfLog{s_log, s_log + kHalfLogTable}};
   const std::int64_t slot = sb + tid;
   const bool active = slot < se;
   PairSums acc[kNd];

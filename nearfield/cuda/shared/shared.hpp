@@ -41,13 +41,16 @@ MLFMA2D_HD constexpr int shared_blocks_per_sm(int order, int per, int width) {
 
 /// Sources per tile of that kernel: x, y and width x per strengths a source, in the shared
 /// memory one block may take at shared_blocks_per_sm() blocks per SM (228 KiB an SM, 1 KiB a
-/// block kept by the system, at most 48 KiB of static shared memory a block), a multiple of 32.
+/// block kept by the system, at most 48 KiB of static shared memory a block, less the log's
+/// table), a multiple of 32.
 /// The classic kernel keeps its 1024.
 MLFMA2D_HD constexpr int shared_tile(int order, int per, int width) {
   if (width == 1 && per == 1 && order <= 1) return kSharedTile;
   const int blocks = shared_blocks_per_sm(order, per, width);
-  const int per_block = 228 * 1024 / blocks - 1024;
-  const int bytes = per_block < 48 * 1024 ? per_block : 48 * 1024;
+  // less the log's table each block keeps (TableHalfLog)
+  constexpr int kLogBytes = 2 * kHalfLogTable * 8;
+  const int per_block = 228 * 1024 / blocks - 1024 - kLogBytes;
+  const int bytes = per_block < 48 * 1024 - kLogBytes ? per_block : 48 * 1024 - kLogBytes;
   return bytes / (8 * (2 + width * per)) / 32 * 32;
 }
 
@@ -165,6 +168,7 @@ struct Staged {
   const double* y = nullptr;
   const double* w = nullptr;
   std::int64_t stride = 0;
+  TableHalfLog log;  ///< the log's table (staged beside the sources)
 };
 
 /// Sum over one leaf's near list for target (x, y), its n sources staged (union coordinates) in
@@ -182,7 +186,7 @@ MLFMA2D_HD void segment_sum(const Staged& s, double x, double y, const std::int3
       seg += 2;
     }
     add_source<kOrder, kCharge, kDipole, kNd>(x, y, s.x[pos], s.y[pos], s.w + pos, s.stride, count,
-                                              acc);
+                                              s.log, acc);
     ++pos;
   }
 }
@@ -192,7 +196,8 @@ template <int kOrder, bool kCharge, bool kDipole, int kNd>
 MLFMA2D_HD void dense_sum(const Staged& s, double x, double y, std::int32_t n, int count,
                           PairSums* acc) {
   for (std::int32_t j = 0; j < n; ++j)
-    add_source<kOrder, kCharge, kDipole, kNd>(x, y, s.x[j], s.y[j], s.w + j, s.stride, count, acc);
+    add_source<kOrder, kCharge, kDipole, kNd>(x, y, s.x[j], s.y[j], s.w + j, s.stride, count, s.log,
+                                              acc);
 }
 
 /// The shared kernel: one block of kSharedBlock threads per group, for the pass's `count`
