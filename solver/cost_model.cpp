@@ -532,7 +532,32 @@ CapacityChoice choose_capacity(const TreePoints& points, TreeKind kind, const Co
   best.ct = chosen.ct;
   best.level_offset = chosen.level_offset;
   best.candidates = std::move(considered);
+  best.p2p_below = plan_options.p2p_below;
+  widen_near_field(model, p, shape, all, threads, &best);
   return best;
+}
+
+void widen_near_field(const CostModel& model, int p, const FarShape& shape, double points,
+                      int threads, CapacityChoice* c) {
+  // A pair on the GPU costs about 1/400 of a P2L or M2P term on the CPU (the H200 host's
+  // constants), not the 2 of the CPU's rule; but the near field bounds in turn once it takes too
+  // much (H200 host, 1e6 clustered points: the far field 10.4 ms with P2L and M2P 4.4-5.2 of it,
+  // the near field 7.7; results/h200/session-2026-11-29b/call5).
+  if (!model.overlap) return;
+  PlanOptions wider;
+  wider.p2p_below = std::max<std::int64_t>(1, c->p2p_below);
+  while (c->predicted.far > c->predicted.near && c->plan.p2l_terms + c->plan.m2p_terms > 0 &&
+         wider.p2p_below < (1 << 20)) {
+    wider.p2p_below *= 2;
+    Plan plan;
+    timed(&c->plan_seconds, [&] { plan = build_plan(c->tree, threads, wider); });
+    const Prediction pr =
+        predict(model, far_field_work(c->tree, plan), double(plan.near.pairs), points, p, shape);
+    if (!(pr.total < c->predicted.total)) break;
+    c->plan = std::move(plan);
+    c->predicted = pr;
+    c->p2p_below = wider.p2p_below;
+  }
 }
 
 }  // namespace mlfma2d

@@ -99,7 +99,15 @@ struct CapacityChoice {
   std::string warning;      ///< grow_tree's, for the chosen tree
   Prediction predicted;
   std::vector<CapacityCandidate> candidates;
+  std::int64_t p2p_below = 0;  ///< the plan's PlanOptions::p2p_below (refine_p2p may raise it)
 };
+
+/// A device's near field beside a far field predicted to bound the evaluation (model.overlap,
+/// far > near): the W boxes and X leaves with few points on the other side go to the near field
+/// (docs/math.md 4.2), c's p2p_below doubled, its plan rebuilt on its tree and its prediction
+/// replaced, while the predicted time falls. Nothing otherwise. choose_capacity ends with it.
+void widen_near_field(const CostModel& model, int p, const FarShape& shape, double points,
+                      int threads, CapacityChoice* c);
 
 /// Builds one candidate (a leaf capacity, a level offset) and gives its figures; total =
 /// INFINITY when no tree can be built for it (an offset past the root or the deepest level).

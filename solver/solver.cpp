@@ -139,6 +139,7 @@ struct Solver::Impl {
   void make_tree_and_plan(const TreePoints& sorted, int p, int build) {
     const TreeKind kind = parse_tree_kind(opt.tree);
     std::string warning;
+    std::int64_t p2p_below = plan_options(p).p2p_below;
     choice.ct_chosen = opt.ct == kAutoCapacity && opt.level_offset == 0;
     if (choice.ct_chosen) {
       timed(&timings.choose, [&] {
@@ -153,6 +154,7 @@ struct Solver::Impl {
         choice.level_offset = c.level_offset;
         choice.predicted_seconds = c.predicted.total;
         choice.candidates = std::move(c.candidates);
+        p2p_below = c.p2p_below;
       });
       choice.choose_seconds = timings.choose;
     } else {
@@ -163,6 +165,10 @@ struct Solver::Impl {
       timed(&timings.plan, [&] { plan = build_plan(tree, build, plan_options(p)); });
     }
     choice.reason = choice_reason(choice, kind);
+    if (p2p_below != plan_options(p).p2p_below)
+      choice.reason += "; W boxes and X leaves with up to " + std::to_string(p2p_below) +
+                       " points on the other side summed in the near field (" +
+                       std::to_string(plan_options(p).p2p_below) + " by default)";
     if (!warning.empty()) warnings.push_back(warning);
   }
 

@@ -13,9 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "farfield/expansions.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 #include "solver/cost_model.hpp"
+#include "solver/options.hpp"
 #include "tests/test_util.hpp"
+#include "tree/plan.hpp"
+#include "tree/tree.hpp"
 
 using namespace mlfma2d;
 using mlfma2d::testing::make_points;
@@ -208,4 +212,61 @@ TEST(CostModel, AnUnreadableCacheIsIgnoredWithANoteAndReplaced) {
   Solver none(p.x, p.y, o);
   EXPECT_TRUE(none.warnings().empty());
   EXPECT_GT(none.auto_choice().calibration_seconds, 0);
+}
+
+// With a device's near field beside a far field predicted to bound, the plan moves W and X items
+// into the near field while the prediction falls, and only then: the H200 host's constants (a pair
+// 1/400 of a W/X term) on clustered points in small leaves (the far field bounds), against the
+// same with the near field bounding and on the CPU (far + near), where nothing moves.
+TEST(CostModel, ADeviceNearFieldTakesWAndXItemsOnlyWhileThePredictionFalls) {
+  const PointSet pts = make_points("clusters", 40000, 5);
+  const TreePoints sorted =
+      sort_tree_points(PointsRef{pts.x.data(), pts.y.data(), pts.x.size()}, PointsRef{}, 1);
+  const int p = 30;
+  const FarShape shape;
+  const double all = 2.0 * double(pts.x.size());
+  CostModel gpu;  // results/h200/session-2026-11-29b/call4's calibration, rounded
+  gpu.m2l = 1.86e-11, gpu.box = 9.65e-11, gpu.point = 3.03e-11, gpu.wx = 5.07e-11;
+  gpu.far_point = 1.19e-9, gpu.fixed = 1.5e-4, gpu.near_point = 1.9e-10, gpu.pair = 3.8e-12;
+  gpu.leaf = 2.55e-9;
+  gpu.overlap = true;
+  auto chosen = [&](int ct, const CostModel& m) {
+    CapacityChoice c;
+    std::string warning;
+    c.tree = grow_tree(sorted, ct, 0, TreeKind::Adaptive, &warning, 1);
+    c.p2p_below = plan_options(p).p2p_below;
+    c.plan = build_plan(c.tree, 1, plan_options(p));
+    c.predicted =
+        predict(m, far_field_work(c.tree, c.plan), double(c.plan.near.pairs), all, p, shape);
+    return c;
+  };
+  CapacityChoice c = chosen(32, gpu);
+  const CapacityChoice before = c;
+  ASSERT_GT(before.plan.p2l_terms + before.plan.m2p_terms, 0u) << "clusters have W and X lists";
+  ASSERT_GT(before.predicted.far, before.predicted.near) << "small leaves: the far field bounds";
+  widen_near_field(gpu, p, shape, all, 1, &c);
+  EXPECT_GT(c.p2p_below, before.p2p_below);
+  EXPECT_LT(c.predicted.total, before.predicted.total);
+  EXPECT_GT(c.plan.near.pairs, before.plan.near.pairs);
+  EXPECT_LT(c.plan.p2l_terms + c.plan.m2p_terms, before.plan.p2l_terms + before.plan.m2p_terms);
+  // It stopped where the next doubling would not have been better.
+  if (c.predicted.far > c.predicted.near && c.plan.p2l_terms + c.plan.m2p_terms > 0) {
+    PlanOptions next;
+    next.p2p_below = 2 * c.p2p_below;
+    const Plan more = build_plan(c.tree, 1, next);
+    EXPECT_GE(
+        predict(gpu, far_field_work(c.tree, more), double(more.near.pairs), all, p, shape).total,
+        c.predicted.total);
+  }
+  // The near field bounding (large leaves), or the CPU: nothing moves.
+  CapacityChoice large = chosen(2048, gpu);
+  ASSERT_LE(large.predicted.far, large.predicted.near);
+  widen_near_field(gpu, p, shape, all, 1, &large);
+  EXPECT_EQ(large.p2p_below, plan_options(p).p2p_below);
+  CostModel cpu = gpu;
+  cpu.overlap = false;
+  CapacityChoice on_cpu = chosen(32, cpu);
+  widen_near_field(cpu, p, shape, all, 1, &on_cpu);
+  EXPECT_EQ(on_cpu.p2p_below, plan_options(p).p2p_below);
+  EXPECT_EQ(on_cpu.plan.near.pairs, before.plan.near.pairs);
 }
