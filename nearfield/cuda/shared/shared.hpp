@@ -196,8 +196,9 @@ template <int kOrder, bool kCharge, bool kDipole, int kNd>
 MLFMA2D_HD void dense_sum(const Staged& s, double x, double y, std::int32_t n, int count,
                           PairSums* acc) {
   // Four sources a step: independent pairs whose log chains interleave. The kernel 5-9 % faster
-  // under the same 64 registers, no spills (H200 host, 1e6 uniform, CT 512: 6.55 -> 6.18 ms, nd =
-  // 8 11.68 -> 10.69; by 2: 6.25, 10.65; results/h200/session-2026-11-29b/call6).
+  // under the same launch bounds, no spills in any of the 36 kernels (H200 host, 1e6 uniform, CT
+  // 512: 6.55 -> 6.18 ms, nd = 8 11.68 -> 10.69; by 2: 6.25, 10.65;
+  // results/h200/session-2026-11-29b/call6).
 #if defined(__CUDA_ARCH__)
 #pragma unroll 4
 #endif
