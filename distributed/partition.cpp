@@ -118,7 +118,7 @@ LeafWork leaf_work(const Tree& shape, const RestrictedTargets& restricted, const
     if (r.level >= 3) {
       w.sources = s;
       w.targets = t;
-      w.leaves = s + t > 0 ? 1 : 0;
+      w.leaves = 1;
     }
     out.points[j] = s + t;  // as the model counts them: targets too when they are the sources
     out.total_far.m2l += w.m2l;

@@ -387,7 +387,7 @@ FarWork far_field_work(const Tree& tree, const Plan& plan) {
     if (r.level < 3) continue;
     w.sources += double(tree.at(r).sources(r.box));
     w.targets += double(tree.at(r).targets(r.box));
-    if (tree.at(r).sources(r.box) + tree.at(r).targets(r.box) > 0) w.leaves += 1;
+    w.leaves += 1;
   }
   w.m2l = double(plan.m2l_pairs);
   w.wx = double(plan.p2l_terms) + double(plan.m2p_terms);

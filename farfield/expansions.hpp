@@ -124,7 +124,7 @@ struct FarWork {
   double sources = 0;  ///< P2M points (leaves on levels >= 3): p each
   double targets = 0;  ///< L2P points: p each (twice with the field)
   double wx = 0;       ///< P2L sources x boxes + M2P targets x boxes: p each
-  double leaves = 0;   ///< leaves on levels >= 3 with points: P2M's and L2P's per-leaf part, p each
+  double leaves = 0;   ///< leaves on levels >= 3 (all hold points): P2M's and L2P's per-leaf part
 };
 FarWork far_field_work(const Tree& tree, const Plan& plan);
 

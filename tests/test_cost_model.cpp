@@ -225,7 +225,7 @@ TEST(CostModel, ADeviceNearFieldTakesWAndXItemsOnlyWhileThePredictionFalls) {
   const int p = 30;
   const FarShape shape;
   const double all = 2.0 * double(pts.x.size());
-  CostModel gpu;  // results/h200/session-2026-11-29b/call4's calibration, rounded
+  CostModel gpu;  // results/h200/session-2026-11-29b/call3/calibration.txt's first line, rounded
   gpu.m2l = 1.86e-11, gpu.box = 9.65e-11, gpu.point = 3.03e-11, gpu.wx = 5.07e-11;
   gpu.far_point = 1.19e-9, gpu.fixed = 1.5e-4, gpu.near_point = 1.9e-10, gpu.pair = 3.8e-12;
   gpu.leaf = 2.55e-9;

@@ -26,6 +26,7 @@
 #include "nearfield/cuda/repetition_gpu/repetition_gpu.hpp"
 #include "nearfield/cuda/shared/shared.hpp"
 #include "tests/near_field_geometry.hpp"
+#include "tests/test_util.hpp"
 #include "tree/plan.hpp"
 #include "tree/tree.hpp"
 
@@ -34,15 +35,9 @@ namespace {
 
 using cuda::SharedLayout;
 using testing::DensityCase;
-
-/// The resident kernels' log table, staged as a block's threads stage it.
-TableHalfLog kernel_half_log() {
-  static double table[2 * kHalfLogTable];
-  for (int tid = 0; tid < 2 * kHalfLogTable; ++tid) stage_half_log_table(table, tid);
-  return TableHalfLog{table, table + kHalfLogTable};
-}
 using testing::DensitySums;
 using testing::Geometry;
+using testing::staged_half_log_table;
 using testing::Strengths;
 // This file's point sets (testing::try_geometry's seed).
 constexpr std::uint64_t kSeed = 31;
@@ -98,7 +93,7 @@ void emulate_pass(const Geometry& g, const SharedLayout& l, const TreeStrengths&
       cuda::stage_strengths<kCharge, kDipole, kNd>(pass, j, sw.data(), tile, int(e));
     }
   };
-  const cuda::Staged staged{sx.data(), sy.data(), sw.data(), tile, kernel_half_log()};
+  const cuda::Staged staged{sx.data(), sy.data(), sw.data(), tile, staged_half_log_table()};
   const cuda::NearFieldOut to = outputs_from(out, std::size_t(b.first) * nt);
   auto store = [&](std::int64_t slot, const PairSums* acc) {
     const std::int64_t i = tree.tgt_index()[l.slot_tgt[slot]];
@@ -316,7 +311,7 @@ void record_pass(const Geometry& g, const std::vector<double>& records, std::int
   DensitySums chunk(std::size_t(nt) * std::size_t(b.count), tc);
   for (std::int64_t i = 0; i < nt; ++i)
     cuda::record_sums<kOrder, kCharge, kDipole, kNd>(
-        records.data(), stride, i, b.count, outputs_from(&chunk, 0), nt, kernel_half_log());
+        records.data(), stride, i, b.count, outputs_from(&chunk, 0), nt, staged_half_log_table());
   const cuda::NearFieldOut from = outputs_from(&chunk, 0);
   const cuda::NearFieldOut to = outputs_from(out, std::size_t(b.first) * std::size_t(nt));
   for (int d = 0; d < b.count; ++d) {

@@ -13,15 +13,10 @@
 
 #include "kernel/pair.hpp"
 #include "kernel/wide.hpp"
+#include "tests/test_util.hpp"
 
 namespace mlfma2d {
 namespace {
-
-TableHalfLog kernel_table() {
-  static double table[2 * kHalfLogTable];
-  for (int tid = 0; tid < 2 * kHalfLogTable + 8; ++tid) stage_half_log_table(table, tid);
-  return TableHalfLog{table, table + kHalfLogTable};
-}
 
 // Arguments over every binade, each table cell's edges, 1 +- small and the extremes.
 std::vector<double> arguments() {
@@ -56,7 +51,7 @@ double allowed(long double exact) {
 }
 
 TEST(HalfLog, TheKernelsTableLogIsWithinTwoUlps) {
-  const TableHalfLog half_log = kernel_table();
+  const TableHalfLog half_log = testing::staged_half_log_table();
   double worst = 0;  // in units of the allowance
   for (double v : arguments()) {
     const long double exact = 0.5L * std::log(static_cast<long double>(v));

@@ -13,6 +13,12 @@
 
 namespace mlfma2d::testing {
 
+TableHalfLog staged_half_log_table() {
+  static double table[2 * kHalfLogTable];
+  for (int tid = 0; tid < 64; ++tid) stage_half_log_table(table, tid);
+  return TableHalfLog{table, table + kHalfLogTable};
+}
+
 namespace fs = std::filesystem;
 
 PointSet make_points(const std::string& shape, std::size_t n, std::uint64_t seed) {

@@ -9,11 +9,16 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernel/pair.hpp"
 #include "mlfma2d/electrostatics.hpp"
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
 
 namespace mlfma2d::testing {
+
+/// The resident GPU kernels' log table (kernel/pair.hpp's TableHalfLog), staged as a block of 64
+/// threads stages it (stage_half_log_table; the threads past the table write nothing).
+TableHalfLog staged_half_log_table();
 
 /// A point set of `shape` (see generate_points) with n points.
 PointSet make_points(const std::string& shape, std::size_t n, std::uint64_t seed = 7);
