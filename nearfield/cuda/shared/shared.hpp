@@ -195,7 +195,7 @@ MLFMA2D_HD void segment_sum(const Staged& s, double x, double y, const std::int3
 template <int kOrder, bool kCharge, bool kDipole, int kNd>
 MLFMA2D_HD void dense_sum(const Staged& s, double x, double y, std::int32_t n, int count,
                           PairSums* acc) {
-  // Four sources a step: independent pairs whose log chains interleave. The kernel 5-9 % faster
+  // Four sources a step: independent pairs whose log chains interleave. The kernel 4-9 % faster
   // under the same launch bounds, no spills in any of the 36 kernels (H200 host, 1e6 uniform, CT
   // 512: 6.55 -> 6.18 ms, nd = 8 11.68 -> 10.69; by 2: 6.25, 10.65;
   // results/h200/session-2026-11-29b/call6).
