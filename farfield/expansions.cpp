@@ -9,10 +9,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mlfma2d/mlfma2d.hpp"
 #include "runtime/array.hpp"
 #include "runtime/threads.hpp"
 
 namespace mlfma2d {
+
+static_assert(kMaxTerms + 1 <= kWideMaxTerms, "a translation's columns fit the kernels' tiles");
+
 namespace {
 
 // Binomial coefficients C(n, k) for n <= nmax, as doubles (exact up to n = 56, then rounded).
@@ -176,113 +180,78 @@ void zero_columns(CMatrix* m, std::int64_t box, int nd) {
 namespace {
 
 // Blocks of factored translations (Operators::m2m_real etc., docs/math.md section 3.4): each
-// item's nd columns `in` scaled by `before`, then every item of the block multiplied by the one
-// real matrix R at once (a real matrix product: half the flops of the complex one, and one
-// product for every offset or quadrant), each column scaled by its `after` and added to `out` as
-// it leaves the product (WideKernels::translate). Items come in kinds by the terms they keep
-// (M2L's truncation per offset, section 3.4): a kind's items are one product with R's leading
-// rows x n block, n the kind's terms. The columns stay complex, real and imaginary parts
-// interleaved as the expansions hold them: no shuffles into planes and back. A block is
-// multiplied only between outputs (close()), so each output's sums come in one product, kind by
-// kind in the order its items came: the same order whatever the threads.
+// item's nd columns scaled by `before`, multiplied by the one real matrix R (a real matrix
+// product: half the flops of the complex one, and one matrix for every offset or quadrant), each
+// column scaled by its `after` and added to `out` as it leaves the product
+// (WideKernels::translate: the scalings fused around the product, tile by tile in L1). Items come
+// in kinds by the terms they keep (M2L's truncation per offset, section 3.4): a kind's items are
+// one call with R's leading rows x n block, n the kind's terms. The columns stay complex, real
+// and imaginary parts interleaved as the expansions hold them: no shuffles into planes and back.
+// A block is multiplied only between outputs (close()), so each output's sums come in one call
+// per kind, kind by kind in the order its items came: the same order whatever the threads.
 class FactoredBlock {
  public:
   /// terms[c]: the coefficients kind c keeps (<= p + 1, the expansions' column length).
   FactoredBlock(const RMatrix& R, int p, const std::vector<int>& terms, int nd)
-      : R_(R),
-        wide_(wide_kernels()),
-        stride_(2 * (p + 1)),
-        nd_(nd),
-        cap_(std::max(1, kColumns / (2 * nd))) {
-    const int items = ((cap_ + kPerOutput) * nd + kWideItems - 1) / kWideItems * kWideItems;
+      : R_(R), wide_(wide_kernels()), stride_(2 * (p + 1)), nd_(nd) {
+    const int cap = std::max(1, kColumns / nd) * nd, room = cap + kPerOutput * nd;
     kinds_.resize(terms.size());
     for (std::size_t c = 0; c < terms.size(); ++c) {
       Kind& k = kinds_[c];
       k.n = terms[c];
       k.rows = wide_rows(k.n);
-      k.S = storage(c, std::size_t(2 * k.n) * items);
-      k.out.assign(std::size_t(items), nullptr);
-      k.re.assign(std::size_t(items), nullptr);
-      k.im.assign(std::size_t(items), nullptr);
+      k.cols.resize(std::size_t(room));
+      k.cap = cap;
     }
-    items_.reserve(std::size_t((cap_ + kPerOutput) * int(terms.size())));
   }
 
-  /// Adds out += diag(after) R diag(before) in (+ b0 in_0 to out_0), the kind's terms of each,
+  /// Adds out += diag(after) R diag(before) in (+ g in_0 to out_0), the kind's terms of each,
   /// when the block is next multiplied.
-  void add(int kind, const Complex* in, Complex* out, const Scaling& sc, Complex b0 = 0) {
+  void add(int kind, const Complex* in, Complex* out, const Scaling& sc, Complex g = 0) {
     Kind& k = kinds_[std::size_t(kind)];
-    if ((k.count + 1) * nd_ > int(k.out.size())) flush();  // more than kPerOutput for one output
-    const int i = k.count++, n = k.n;
-    wide_.scale(n, nd_, sc.before.re.data(), sc.before.im.data(),
-                reinterpret_cast<const double*>(in), stride_,
-                k.S + std::size_t(2 * n) * std::size_t(i * nd_), 2 * n, false);
-    for (int d = 0; d < nd_; ++d) {
-      const std::size_t col = std::size_t(i * nd_ + d);
-      k.out[col] = reinterpret_cast<double*>(out) + std::ptrdiff_t(d) * stride_;
-      k.re[col] = sc.after.re.data();
-      k.im[col] = sc.after.im.data();
-    }
-    if (b0 != Complex(0)) items_.push_back({in, out, b0});
+    if (k.count + nd_ > int(k.cols.size())) flush();  // more than kPerOutput for one output
+    const double* x = reinterpret_cast<const double*>(in);
+    double* y = reinterpret_cast<double*>(out);
+    for (int d = 0; d < nd_; ++d)
+      k.cols[std::size_t(k.count++)] = {x + std::ptrdiff_t(d) * stride_,
+                                        sc.before.re.data(),
+                                        sc.before.im.data(),
+                                        sc.after.re.data(),
+                                        sc.after.im.data(),
+                                        y + std::ptrdiff_t(d) * stride_,
+                                        g.real(),
+                                        g.imag()};
   }
 
   /// The current output's items are all added: multiplies when a kind's block is full.
   void close() {
     for (const Kind& k : kinds_)
-      if (k.count >= cap_) return flush();
+      if (k.count >= k.cap) return flush();
   }
 
   /// Multiplies and adds what the block holds.
   void flush() {
     for (Kind& k : kinds_) {
-      // Whole tiles of columns: those past the items' hold zeros or earlier items' values, and
-      // are not added anywhere.
-      const int used = k.count * nd_, m = (used + kWideItems - 1) / kWideItems * kWideItems;
-      for (int col = used; col < m; ++col) k.out[std::size_t(col)] = nullptr;
-      if (m > 0)
-        wide_.translate(k.n, k.rows, int(R_.rows()), m, R_.data(), k.S, 2 * k.n, k.re.data(),
-                        k.im.data(), k.out.data());
+      if (k.count > 0)
+        wide_.translate(k.n, k.rows, int(R_.rows()), R_.data(), k.count, k.cols.data());
       k.count = 0;
     }
-    for (const Log& it : items_)
-      for (int d = 0; d < nd_; ++d)
-        it.out[std::ptrdiff_t(d) * stride_ / 2] += it.in[std::ptrdiff_t(d) * stride_ / 2] * it.b0;
-    items_.clear();
   }
 
  private:
-  // Real columns per product and kind: enough for an efficient product, few enough to stay in
-  // cache; and room past them for one output's items (M2L's 27 at most, M2M's 4, L2L's 1).
-  static constexpr int kColumns = 256, kPerOutput = 32;
+  // Complex columns per call and kind: enough that the last partial tile of each call costs
+  // little (a tile is kWideItems columns); and room past them for one output's items (M2L's 27
+  // at most, M2M's 4, L2L's 1).
+  static constexpr int kColumns = 96, kPerOutput = 32;
   struct Kind {
-    int n = 0, rows = 0, count = 0;
-    // S: complex columns of n terms (item i, density d: column i nd + d, 2 n doubles each);
-    // each column's output and `after` factors.
-    double* S = nullptr;
-    std::vector<double*> out;
-    std::vector<const double*> re, im;
+    int n = 0, rows = 0, count = 0, cap = 0;
+    std::vector<WideColumn> cols;
   };
-  struct Log {  // M2L's a_0 log(-z0) term of an item
-    const Complex* in;
-    Complex* out;
-    Complex b0;
-  };
-  // The thread's buffers, kept from one block to the next: a block lives for one operator call
-  // (every level of M2M and L2L makes one per thread), and fresh buffers of this size come from
-  // the system each time, page faults and all. S is zeroed where it grows: its columns past the
-  // items enter the product (and are not read back), and must be numbers.
-  static double* storage(std::size_t which, std::size_t size) {
-    thread_local std::vector<std::vector<double>> store;
-    if (store.size() <= which) store.resize(which + 1);
-    if (store[which].size() < size) store[which].assign(size, 0.0);
-    return store[which].data();
-  }
   const RMatrix& R_;
   const WideKernels& wide_;
   int stride_;  // doubles between a box's density columns: 2 (p + 1)
-  int nd_, cap_;
+  int nd_;
   std::vector<Kind> kinds_;
-  std::vector<Log> items_;
 };
 
 }  // namespace

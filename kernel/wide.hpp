@@ -10,28 +10,31 @@
 
 namespace mlfma2d {
 
+/// \brief One complex column of a factored translation (WideKernels::translate): its input and
+/// output terms (interleaved), its diagonal scalings before and after the product (each as
+/// re = (Re a_0, Re a_0, Re a_1, Re a_1, ...), im = (-Im a_0, Im a_0, -Im a_1, Im a_1, ...): a x
+/// = re x + im swap(x), one product and one fused multiply-add a double), and g, a term of
+/// in[0] that out[0] gains apart (M2L's a_0 log(-z0); 0 for M2M and L2L).
+struct WideColumn {
+  const double* in;
+  const double *bre, *bim, *are, *aim;
+  double* out;
+  double gre, gim;
+};
+
 /// \brief The kernels of one vector width.
 struct WideKernels {
   int bits = 256;  ///< 512 (AVX-512), 256 (AVX2) or 64 (scalar: a build without AVX2)
-  /// The product and after-scaling of factored translations (docs/math.md section 3.4), on
-  /// complex columns with real and imaginary parts interleaved: for each column j < cols with
-  /// out[j] not null,
-  ///   out[j][l] += a_j[l] sum_{k < n} R(l, k) S_j[k]      (l < n; complex)
+  /// Factored translations (docs/math.md section 3.4) on complex columns with real and
+  /// imaginary parts interleaved, the scalings fused around the product: for each column j < cols
+  /// (WideColumn), with S_j = b_j in_j (complex, term by term),
+  ///   out_j[l] += a_j[l] (g_j in_j[0] [l = 0] + sum_{k < n} R(l, k) S_j[k])      (l < n)
   /// R is rows x n, column-major with leading dimension ld >= rows (its leading rows x n block
-  /// of a larger matrix), rows >= n a multiple of kWideRows; S_j[k] = S[j sld + 2 k + c] (c = 0
-  /// real, 1 imaginary); a_j is given as scale's factors are, are[j] and aim[j] (2 n doubles
-  /// each); cols is a multiple of kWideItems. Each sum runs over k in increasing order, one fused
-  /// multiply-add each, then the scaling as `scale` does it: the same at every width.
-  void (*translate)(int n, int rows, int ld, int cols, const double* R, const double* S, long sld,
-                    const double* const* are, const double* const* aim, double* const* out);
-
-  /// Complex diagonal scalings of nd interleaved columns of n terms (docs/math.md section 3.4):
-  ///   y_d[j] = a_j x_d[j]   (add: y_d[j] += a_j x_d[j]),   x_d = x + d xs, y_d = y + d ys
-  /// (doubles), a given as re = (Re a_0, Re a_0, Re a_1, ...) and im = (-Im a_0, Im a_0, ...):
-  /// re x + im swap(x), one product and one fused multiply-add a double (the same at every
-  /// width). Reads and writes the columns' 2 n doubles alone.
-  void (*scale)(int n, int nd, const double* re, const double* im, const double* x, long xs,
-                double* y, long ys, bool add);
+  /// of a larger matrix), rows >= n a multiple of kWideRows; n <= kWideMaxTerms. Each column's
+  /// sums start from g_j in_j[0] (row 0) or 0 and run over k in increasing order, one fused
+  /// multiply-add each, then the scaling after: the same bits at every width. Reads in_j's and
+  /// writes out_j's 2 n doubles alone.
+  void (*translate)(int n, int rows, int ld, const double* R, int cols, const WideColumn* c);
 
   /// The near field at one target (tx, ty) over n sources (x, y) (n a multiple of
   /// kWideLanes), for `batch` densities at once (1, 2, 4 or 8; at most kWideBatch[order]):
@@ -107,6 +110,8 @@ constexpr int wide_rows(int n) {
 }
 /// Complex columns per tile of a product: their real and imaginary columns are 6.
 constexpr int kWideItems = 3;
+/// The most terms a translation takes (each tile's scaled columns are on the stack).
+constexpr int kWideMaxTerms = 64;
 
 /// The widest kernels this CPU and this build have (512-bit where both have AVX-512), or the
 /// 256-bit ones where MLFMA2D_VECTOR_BITS=256 asks for them.

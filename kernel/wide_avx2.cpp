@@ -20,6 +20,7 @@ struct V {
   static reg load(const double* p) { return _mm256_loadu_pd(p); }
   static void store(double* p, reg r) { _mm256_storeu_pd(p, r); }
   static reg set1(double x) { return _mm256_set1_pd(x); }
+  static reg first(double x) { return _mm256_set_pd(0, 0, 0, x); }
   static reg fma(reg a, reg b, reg c) { return _mm256_fmadd_pd(a, b, c); }
   static reg fms(reg a, reg b, reg c) { return _mm256_fmsub_pd(a, b, c); }
   static reg add(reg a, reg b) { return _mm256_add_pd(a, b); }

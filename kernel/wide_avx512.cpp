@@ -16,6 +16,7 @@ struct V {
   static reg load(const double* p) { return _mm512_loadu_pd(p); }
   static void store(double* p, reg r) { _mm512_storeu_pd(p, r); }
   static reg set1(double x) { return _mm512_set1_pd(x); }
+  static reg first(double x) { return _mm512_set_pd(0, 0, 0, 0, 0, 0, 0, x); }
   static reg fma(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
   static reg fms(reg a, reg b, reg c) { return _mm512_fmsub_pd(a, b, c); }
   static reg add(reg a, reg b) { return _mm512_add_pd(a, b); }

@@ -3,6 +3,7 @@
 // each defines its V:
 //   V::W        doubles per vector
 //   V::reg      the register type; V::zero(), V::load(p), V::store(p, r), V::set1(x),
+//               V::first(x) = (x, 0, ..., 0) (W >= 2),
 //               V::fma(a, b, c) = a * b + c, V::fms(a, b, c) = a * b - c, add, sub, mul, div,
 //               V::hsum(r); and half_log_of's operations (kernel/half_log.hpp): V::Parts,
 //               V::parts(r), V::invc(i), V::hlogc(i)
@@ -13,10 +14,10 @@
 //               V::store_first(p, r, c): the first c < W lanes alone (W >= 2)
 // No standard library templates here: this code is compiled once per instruction set.
 
-// One complex scaling (WideKernels::scale): y = a x, or y += a x, as re * x + im * swap(x) with
-// (re, im) = (Re a, Re a, -Im a, Im a) per term, for one term (W = 1: no lanes to swap) or one
-// vector of interleaved terms, the first c < W doubles alone through masks. Both the scalings
-// before the product and the one after it (translate) are this.
+// One complex scaling: y = a x, or y += a x, as re * x + im * swap(x) with (re, im) = (Re a,
+// Re a, -Im a, Im a) per term (WideColumn's factors), for one term (W = 1: no lanes to swap) or
+// one vector of interleaved terms, the first c < W doubles alone through masks. Both the
+// scalings before a translation's product and the one after it are this.
 inline void scale_term(const double* re, const double* im, double xr, double xi, double* y,
                        bool add) {
   const double tr = __builtin_fma(re[0], xr, im[0] * xi);
@@ -26,8 +27,8 @@ inline void scale_term(const double* re, const double* im, double xr, double xi,
 }
 
 template <class V>
-void scale_vector(const double* re, const double* im, typename V::reg x, double* y, int c,
-                  bool add) {
+[[gnu::always_inline]] inline void scale_vector(const double* re, const double* im,
+                                                typename V::reg x, double* y, int c, bool add) {
   if (c >= V::W) {
     typename V::reg t = V::fma(V::load(re), x, V::mul(V::load(im), V::swap(x)));
     if (add) t = V::add(V::load(y), t);
@@ -41,10 +42,11 @@ void scale_vector(const double* re, const double* im, typename V::reg x, double*
 
 // One vector of rows i.. of a column of R S, its real and imaginary parts in re and im:
 // interleaved, scaled by `after` (are, aim) and added to out; nothing past the column's 2 n
-// doubles.
+// doubles. Inlined (GCC called it, 12 times a tile: a tenth of M2L's time).
 template <class V>
-void scale_add_pair(typename V::reg re, typename V::reg im, int i, int n, const double* are,
-                    const double* aim, double* out) {
+[[gnu::always_inline]] inline void scale_add_pair(typename V::reg re, typename V::reg im, int i,
+                                                  int n, const double* are, const double* aim,
+                                                  double* out) {
   constexpr int W = V::W;
   if constexpr (W == 1) {
     scale_term(are + 2 * i, aim + 2 * i, re, im, out + 2 * i, true);
@@ -59,69 +61,103 @@ void scale_add_pair(typename V::reg re, typename V::reg im, int i, int n, const 
   }
 }
 
+// A tile's scaled columns: column j's S = b in at buf + j kTileStride (2 n doubles).
+constexpr int kTileStride = 2 * mlfma2d::kWideMaxTerms;
+
+// The scaling before the product of a tile's `cols` columns (the rest of its kWideItems zero:
+// they enter the product, and are not added anywhere).
+template <class V>
+void scale_tile(int n, int cols, const mlfma2d::WideColumn* c, double* buf) {
+  constexpr int W = V::W;
+  const int m = 2 * n;
+  for (int j = 0; j < mlfma2d::kWideItems; ++j) {
+    double* y = buf + j * kTileStride;
+    if (j >= cols) {
+      for (int i = 0; i < m; ++i) y[i] = 0;
+      continue;
+    }
+    const double *x = c[j].in, *re = c[j].bre, *im = c[j].bim;
+    for (int i = 0; i<m; i += W> 1 ? W : 2) {
+      if constexpr (W == 1) {
+        scale_term(re + i, im + i, x[i], x[i + 1], y + i, false);
+      } else {
+        const int r = m - i;
+        scale_vector<V>(re + i, im + i, r >= W ? V::load(x + i) : V::load_first(x + i, r), y + i, r,
+                        false);
+      }
+    }
+  }
+}
+
+// Row 0's sum of a column starts from g in[0] (WideColumn::gre, gim), as scale_term computes a
+// product: one lane, the others 0.
+template <class V>
+inline void start_sums(const mlfma2d::WideColumn& c, typename V::reg* re, typename V::reg* im) {
+  if (c.gre == 0 && c.gim == 0) return;
+  double g[2];
+  const double gr[2] = {c.gre, c.gre}, gi[2] = {-c.gim, c.gim};
+  scale_term(gr, gi, c.in[0], c.in[1], g, false);
+  if constexpr (V::W == 1) {
+    *re = g[0];
+    *im = g[1];
+  } else {
+    *re = V::first(g[0]);
+    *im = V::first(g[1]);
+  }
+}
+
 // The factored translations' product and after-scaling (WideKernels::translate): row tiles of
 // RV x W rows and kWideItems columns (their real and imaginary parts) of R S held in registers,
 // then each column's rows below n interleaved, scaled by its `after` and added to its output (the
-// products never stored); rows past the last whole tile of RV vectors go to tiles of RV / 2,
-// RV / 4, ... vectors (rows is a multiple of kWideRows, so of every width's smallest tile).
+// products never stored); rows past the last whole tile of RV vectors go to one tile of the
+// vectors left (RV - 1, RV - 2, ...: M2L's kinds of 18-22 terms are 24 rows, one tile of 3
+// vectors at 512 bits, where tiles of 2 and 1 read every column twice and the tile of 1 waits on
+// its loads; rows is a multiple of kWideRows, so of every width's vector).
 template <class V, int RV>
-int translate_tiles(int n, int i0, int rows, int ld, const double* R, const double* s, long sld,
-                    const double* const* are, const double* const* aim, double* const* out) {
+int translate_tiles(int n, int i0, int rows, int ld, const double* R, const double* s, int cols,
+                    const mlfma2d::WideColumn* c) {
   constexpr int kRows = RV * V::W;
   constexpr int kCols = 2 * mlfma2d::kWideItems;
   for (; i0 + kRows <= rows; i0 += kRows) {
     typename V::reg acc[RV][kCols];
     for (int r = 0; r < RV; ++r)
-      for (int c = 0; c < kCols; ++c) acc[r][c] = V::zero();
+      for (int k = 0; k < kCols; ++k) acc[r][k] = V::zero();
+    if (i0 == 0)
+      for (int j = 0; j < cols; ++j) start_sums<V>(c[j], &acc[0][2 * j], &acc[0][2 * j + 1]);
     const double* a = R + i0;
     for (int k = 0; k < n; ++k, a += ld) {
       typename V::reg col[RV];
       for (int r = 0; r < RV; ++r) col[r] = V::load(a + r * V::W);
-      for (int c = 0; c < kCols; ++c) {
-        const typename V::reg b = V::set1(s[(c / 2) * sld + 2 * k + c % 2]);
-        for (int r = 0; r < RV; ++r) acc[r][c] = V::fma(col[r], b, acc[r][c]);
+      for (int q = 0; q < kCols; ++q) {
+        const typename V::reg b = V::set1(s[(q / 2) * kTileStride + 2 * k + q % 2]);
+        for (int r = 0; r < RV; ++r) acc[r][q] = V::fma(col[r], b, acc[r][q]);
       }
     }
-    for (int j = 0; j < mlfma2d::kWideItems; ++j) {
-      if (!out[j]) continue;  // a column past the block's
+    for (int j = 0; j < cols; ++j) {
+      if (!c[j].out) continue;
       for (int r = 0; r < RV && i0 + r * V::W < n; ++r)
-        scale_add_pair<V>(acc[r][2 * j], acc[r][2 * j + 1], i0 + r * V::W, n, are[j], aim[j],
-                          out[j]);
+        scale_add_pair<V>(acc[r][2 * j], acc[r][2 * j + 1], i0 + r * V::W, n, c[j].are, c[j].aim,
+                          c[j].out);
     }
   }
-  if constexpr (RV > 1) i0 = translate_tiles<V, RV / 2>(n, i0, rows, ld, R, s, sld, are, aim, out);
+  if constexpr (RV > 1) i0 = translate_tiles<V, RV - 1>(n, i0, rows, ld, R, s, cols, c);
   return i0;
 }
 
+// Tile by tile: the scaling before into a buffer in L1, the product and the scaling after; the
+// next tile's inputs asked for meanwhile (gathered from the expansions: what waits on memory).
 template <class V, int kRowVectors>
-void translate_impl(int n, int rows, int ld, int cols, const double* R, const double* S, long sld,
-                    const double* const* are, const double* const* aim, double* const* out) {
+void translate_impl(int n, int rows, int ld, const double* R, int cols,
+                    const mlfma2d::WideColumn* c) {
   constexpr int kItems = mlfma2d::kWideItems;
-  for (int j0 = 0; j0 < cols; j0 += kItems)
-    translate_tiles<V, kRowVectors>(n, 0, rows, ld, R, S + j0 * sld, sld, are + j0, aim + j0,
-                                    out + j0);
-}
-
-// Complex products on interleaved columns (WideKernels::scale), vector by vector (scale_vector);
-// the last partial vector through masks (the columns end where the next begins, or the matrix
-// does).
-template <class V>
-void scale_impl(int n, int nd, const double* re, const double* im, const double* x, long xs,
-                double* y, long ys, bool add) {
-  constexpr int W = V::W;
-  const int m = 2 * n;
-  for (int d = 0; d < nd; ++d) {
-    const double* xd = x + d * xs;
-    double* yd = y + d * ys;
-    for (int j = 0; j<m; j += W> 1 ? W : 2) {
-      if constexpr (W == 1) {
-        scale_term(re + j, im + j, xd[j], xd[j + 1], yd + j, add);
-      } else {
-        const int c = m - j;
-        scale_vector<V>(re + j, im + j, c >= W ? V::load(xd + j) : V::load_first(xd + j, c), yd + j,
-                        c, add);
-      }
-    }
+  alignas(64) double buf[kItems * kTileStride];
+  for (int j0 = 0; j0 < cols; j0 += kItems) {
+    const int m = cols - j0 < kItems ? cols - j0 : kItems;
+    const int next = cols - j0 - kItems < kItems ? cols - j0 - kItems : kItems;
+    for (int j = 0; j < next; ++j)
+      for (int i = 0; i < 2 * n; i += 8) __builtin_prefetch(c[j0 + kItems + j].in + i);
+    scale_tile<V>(n, m, c + j0, buf);
+    translate_tiles<V, kRowVectors>(n, 0, rows, ld, R, buf, m, c + j0);
   }
 }
 
@@ -470,7 +506,6 @@ template <class V, int kRowVectors, int kChains>
 mlfma2d::WideKernels kernels_of(int bits) {
   return {bits,
           &translate_impl<V, kRowVectors>,
-          &scale_impl<V>,
           &near_batch_dispatch<V>,
           &power_sums_impl<V>,
           &horner_impl<V>,

@@ -130,8 +130,9 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
 // register-blocked products, a resident back end's host copies by the team, and a device back
 // end's pair cost measured on four times the points; 7 = the near field's log by a table
 // (kernel/half_log.hpp: the cpu and shared pairs' cost, repetition-gpu's general kernel's) and
-// P2M's and L2P's cost per leaf in the model (fit_point_and_leaf).
-constexpr int kOperatorsRevision = 7;
+// P2M's and L2P's cost per leaf in the model (fit_point_and_leaf); 8 = the translations' scalings
+// fused around their product (WideKernels::translate), tiles of 3 vectors.
+constexpr int kOperatorsRevision = 8;
 
 namespace {
 

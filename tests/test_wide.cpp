@@ -36,108 +36,93 @@ Widths widths() {
   if (!(w).wide) GTEST_SKIP() << "this CPU (or build) has no AVX-512: one width to compare"; \
   ASSERT_NE((w).narrow, nullptr)
 
+// A complex factor as WideColumn holds it: re = (Re a_0, Re a_0, ...), im = (-Im a_0, Im a_0, ...).
+struct Factor {
+  std::vector<double> re, im;
+};
+Factor factor(int n, std::uint64_t seed) {
+  const std::vector<double> a = random(2 * std::size_t(n), seed);
+  Factor f;
+  for (int l = 0; l < n; ++l) {
+    f.re.insert(f.re.end(), {a[2 * l], a[2 * l]});
+    f.im.insert(f.im.end(), {-a[2 * l + 1], a[2 * l + 1]});
+  }
+  return f;
+}
+
+// x y + im swap: the kernels' complex product (one product and one fused multiply-add a double).
+std::pair<double, double> times(const double* re, const double* im, double xr, double xi) {
+  return {std::fma(re[0], xr, im[0] * xi), std::fma(re[1], xi, im[1] * xr)};
+}
+
 TEST(Wide, TheTranslationIsTheSameAtBothWidths) {
   const Widths w = widths();
   NEED_BOTH_WIDTHS(w);
   // Row counts that end in every partial tile (8, 16, 24 past whole tiles of 32) and terms that
   // end inside a vector, a leading block of a larger R (ld > rows: M2L's truncated translations),
-  // columns of S further apart than their terms (sld > 2 n), and columns without an output.
+  // column counts that end inside a tile, columns without an output, and columns with and
+  // without M2L's term g in_0.
   for (int n : {5, 18, 19, 31, 61})
-    for (int extra : {0, 8}) {
-      const int rows = wide_rows(n), ld = rows + extra, sld = 2 * n + extra;
-      const int cols = 4 * kWideItems;
-      const std::vector<double> R = random(std::size_t(ld) * n, 1),
-                                S = random(std::size_t(sld) * cols, 2);
-      // Each column's `after` (interleaved as Scaling holds it) and output (2 n doubles and a
-      // guard after them); column 4 has none.
-      std::vector<std::vector<double>> re(cols), im(cols);
-      for (int j = 0; j < cols; ++j) {
-        const std::vector<double> a = random(2 * std::size_t(n), 30 + j);
-        for (int l = 0; l < n; ++l) {
-          re[j].insert(re[j].end(), {a[2 * l], a[2 * l]});
-          im[j].insert(im[j].end(), {-a[2 * l + 1], a[2 * l + 1]});
+    for (int extra : {0, 8})
+      for (int cols : {1, 4 * kWideItems, 4 * kWideItems + 2}) {
+        const int rows = wide_rows(n), ld = rows + extra;
+        const std::vector<double> R = random(std::size_t(ld) * n, 1);
+        // Each column's input, output and factors; each input and output 2 n doubles with a
+        // guard after them (which must stay).
+        const std::size_t stride = 2 * n + 7;
+        const std::vector<double> in = random(stride * cols, 2), start = random(stride * cols, 3);
+        std::vector<Factor> before, after;
+        for (int j = 0; j < cols; ++j) {
+          before.push_back(factor(n, 30 + j));
+          after.push_back(factor(n, 60 + j));
+        }
+        const std::vector<double> g = random(2 * std::size_t(cols), 4);
+        auto column = [&](int j, double* out) {
+          const bool log = j % 3 != 1;
+          return WideColumn{in.data() + j * stride, before[j].re.data(),     before[j].im.data(),
+                            after[j].re.data(),     after[j].im.data(),      out,
+                            log ? g[2 * j] : 0.0,   log ? g[2 * j + 1] : 0.0};
+        };
+        auto run = [&](const WideKernels* k) {
+          std::vector<double> o = start;
+          std::vector<WideColumn> c;
+          for (int j = 0; j < cols; ++j)
+            c.push_back(column(j, j == 4 ? nullptr : o.data() + j * stride));
+          k->translate(n, rows, ld, R.data(), cols, c.data());
+          return o;
+        };
+        const std::vector<double> a = run(w.narrow), b = run(w.wide);
+        const std::string what = "n " + std::to_string(n) + " ld " + std::to_string(ld) + " cols " +
+                                 std::to_string(cols);
+        EXPECT_EQ(a, b) << what;
+        // And the translation itself, against plain loops: the scaling before, the product, the
+        // scaling after.
+        for (int j = 0; j < cols; ++j) {
+          const WideColumn c = column(j, nullptr);
+          std::vector<std::pair<double, double>> S{std::size_t(n)};
+          for (int k = 0; k < n; ++k)
+            S[k] = times(c.bre + 2 * k, c.bim + 2 * k, c.in[2 * k], c.in[2 * k + 1]);
+          const double gre[2] = {c.gre, c.gre}, gim[2] = {-c.gim, c.gim};
+          const auto g0 = times(gre, gim, c.in[0], c.in[1]);
+          for (std::size_t i = 0; i < stride; ++i) {
+            const std::size_t at = j * stride + i;
+            if (j == 4 || i >= std::size_t(2 * n)) {
+              ASSERT_EQ(a[at], start[at]) << what << " column " << j << " written at " << i;
+              continue;
+            }
+            const int l = int(i / 2);
+            double v[2] = {0, 0};
+            if (l == 0 && (c.gre != 0 || c.gim != 0)) v[0] = g0.first, v[1] = g0.second;
+            for (int k = 0; k < n; ++k) {
+              v[0] = std::fma(R[std::size_t(k) * ld + l], S[k].first, v[0]);
+              v[1] = std::fma(R[std::size_t(k) * ld + l], S[k].second, v[1]);
+            }
+            const int ri = int(i % 2);
+            const double t = std::fma(c.are[i], v[ri], c.aim[i] * v[1 - ri]);
+            ASSERT_EQ(a[at], start[at] + t) << what << " (" << l << ", " << j << ", " << ri << ")";
+          }
         }
       }
-      const std::size_t ostride = 2 * n + 7;
-      const std::vector<double> start = random(ostride * cols, 3);
-      auto run = [&](const WideKernels* k) {
-        std::vector<double> o = start;
-        std::vector<double*> out(cols);
-        std::vector<const double*> pr(cols), pi(cols);
-        for (int j = 0; j < cols; ++j) {
-          out[j] = j == 4 ? nullptr : o.data() + j * ostride;
-          pr[j] = re[j].data();
-          pi[j] = im[j].data();
-        }
-        k->translate(n, rows, ld, cols, R.data(), S.data(), sld, pr.data(), pi.data(), out.data());
-        return o;
-      };
-      const std::vector<double> a = run(w.narrow), b = run(w.wide);
-      EXPECT_EQ(a, b) << "n " << n << " ld " << ld;
-      // And the translation itself, against plain loops: the product, then the scaling.
-      for (int j = 0; j < cols; ++j)
-        for (std::size_t i = 0; i < ostride; ++i) {
-          const std::size_t at = j * ostride + i;
-          if (j == 4 || i >= std::size_t(2 * n)) {
-            ASSERT_EQ(a[at], start[at]) << "n " << n << " column " << j << " written at " << i;
-            continue;
-          }
-          const int l = int(i / 2);
-          double v[2] = {0, 0};
-          for (int c = 0; c < 2; ++c)
-            for (int k = 0; k < n; ++k)
-              v[c] =
-                  std::fma(R[std::size_t(k) * ld + l], S[std::size_t(j) * sld + 2 * k + c], v[c]);
-          const int c = int(i % 2);
-          const double t = std::fma(re[j][i], v[c], im[j][i] * v[1 - c]);
-          ASSERT_EQ(a[at], start[at] + t)
-              << "n " << n << " ld " << ld << " (" << l << ", " << j << ", " << c << ")";
-        }
-    }
-}
-
-// The complex scalings: a x and y + a x on interleaved columns, every length's partial vector,
-// neither reading nor writing past the columns' 2 n doubles (the guards stay), bitwise the same at
-// both widths and equal to the products written out.
-TEST(Wide, ScalingsAreComplexProductsAtBothWidths) {
-  const Widths w = widths();
-  NEED_BOTH_WIDTHS(w);
-  const int nd = 3;
-  for (int n : {1, 3, 4, 5, 8, 13, 31, 32}) {
-    const std::vector<double> a = random(2 * std::size_t(n), 11);
-    std::vector<double> re, im;
-    for (int j = 0; j < n; ++j) {
-      re.insert(re.end(), {a[2 * j], a[2 * j]});
-      im.insert(im.end(), {-a[2 * j + 1], a[2 * j + 1]});
-    }
-    const long xs = 2 * n + 3, ys = 2 * n + 5;
-    const std::vector<double> x = random(std::size_t(xs) * nd, 12);
-    const double guard = 12345.0;
-    for (bool add : {false, true}) {
-      std::vector<double> y0 = random(std::size_t(ys) * nd + 1, 13);
-      for (int d = 0; d < nd; ++d)
-        for (long j = 2 * n; j < ys; ++j) y0[std::size_t(d * ys + j)] = guard;
-      std::vector<double> y1 = y0, y2 = y0;
-      w.narrow->scale(n, nd, re.data(), im.data(), x.data(), xs, y1.data(), ys, add);
-      w.wide->scale(n, nd, re.data(), im.data(), x.data(), xs, y2.data(), ys, add);
-      EXPECT_EQ(y1, y2) << "n " << n << " add " << add;
-      for (int d = 0; d < nd; ++d)
-        for (int j = 0; j < n; ++j) {
-          const double xr = x[std::size_t(d * xs + 2 * j)], xi = x[std::size_t(d * xs + 2 * j + 1)];
-          const double pr = std::fma(a[2 * j], xr, -a[2 * j + 1] * xi);
-          const double pi = std::fma(a[2 * j], xi, a[2 * j + 1] * xr);
-          const double* y = &y1[std::size_t(d * ys + 2 * j)];
-          const double* o = &y0[std::size_t(d * ys + 2 * j)];
-          EXPECT_EQ(y[0], add ? o[0] + pr : pr) << "n " << n << " d " << d << " j " << j;
-          EXPECT_EQ(y[1], add ? o[1] + pi : pi) << "n " << n << " d " << d << " j " << j;
-        }
-      for (int d = 0; d < nd; ++d)
-        for (long j = 2 * n; j < ys; ++j) {
-          EXPECT_EQ(y1[std::size_t(d * ys + j)], guard) << "n " << n << " past column " << d;
-          EXPECT_EQ(y2[std::size_t(d * ys + j)], guard) << "n " << n << " past column " << d;
-        }
-    }
-  }
 }
 
 TEST(Wide, HornerAndPowerSumsAgreeAcrossWidths) {

@@ -172,12 +172,11 @@ int widest_vector_bits();
 /// widest) on `threads` threads, GFLOP/s: the best of three runs of about 0.1 s; 0 when this CPU
 /// or build has no kernels of that width.
 double fma_peak_gflops(int bits, int threads);
-/// The far field's translation kernel alone (WideKernels::translate, the product and the scaling
-/// after it that M2L, M2M and L2L run), on data in cache: R of p + 1 = 31 terms (32 rows) on a
-/// block of 129 complex columns, as an M2L block of one density holds, at `bits` on `threads`
-/// threads, GFLOP/s counted as docs/math.md 3.4 counts a translation less its scaling before
-/// (4 t^2 + 8 t a column): what M2L would run at if gathering and scaling its sources cost
-/// nothing. Best of three runs of 0.1 s.
+/// The far field's translation kernel alone (WideKernels::translate, the scalings and the
+/// product that M2L, M2M and L2L run), on data in cache: R of p + 1 = 31 terms (32 rows) on 129
+/// complex columns, at `bits` on `threads` threads, GFLOP/s counted as docs/math.md 3.4 counts a
+/// translation (4 t^2 + 14 t a column): what M2L would run at if gathering its sources from the
+/// expansions cost nothing. Best of three runs of 0.1 s.
 double translation_gflops(int bits, int threads);
 
 }  // namespace mlfma2d::tuning
