@@ -102,16 +102,17 @@ int m2l_terms(int p, int offset) {
 }
 
 Scaling::Scaling(const std::vector<Complex>& b, const std::vector<Complex>& a) {
-  auto interleaved = [](const std::vector<Complex>& v) {
-    Factor f;
-    for (const Complex& c : v) {
-      f.re.insert(f.re.end(), {c.real(), c.real()});
-      f.im.insert(f.im.end(), {-c.imag(), c.imag()});
-    }
-    return f;
-  };
-  before = interleaved(b);
-  after = interleaved(a);
+  for (const Complex& c : b) {
+    before.re.insert(before.re.end(), {c.real(), c.real()});
+    before.im.insert(before.im.end(), {-c.imag(), c.imag()});
+  }
+  const std::size_t rows = std::size_t(wide_rows(int(a.size())));
+  after.re.assign(rows, 0.0);
+  after.im.assign(rows, 0.0);
+  for (std::size_t l = 0; l < a.size(); ++l) {
+    after.re[l] = a[l].real();
+    after.im[l] = a[l].imag();
+  }
 }
 
 // The factored forms (docs/math.md section 3.4): every operator above is
@@ -291,7 +292,11 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
   // range of target boxes and adds their pairs (M2LLevel: target by target, each target's in
   // the order of their offsets) to blocks of factored translations: every offset and level
   // shares the real matrix, so a block mixes them. No races, no atomics, and every target adds
-  // its offsets in the same order whatever the thread count.
+  // its offsets in the same order whatever the thread count. The sources' multipoles are read
+  // when a block is multiplied, and WideKernels::translate asks for each tile's next columns
+  // meanwhile; a prefetch of the next target's sources here as well made M2L slower (1e6
+  // uniform points, CT 32, 16 threads of the H200 host: medians 28.0-31.4 ms with it, 25.6-29.5
+  // without; call 3 of results/h200/session-2026-11-29c).
   const Eigen::Index nd = e->nd;
   std::int64_t count = 0;  // a pair costs what a box's M2M does
   for (int l = first; l <= last; ++l) count += std::int64_t(plan.m2l[l].pairs());
@@ -306,15 +311,8 @@ void M2L(const Tree& tree, const Plan& plan, const Operators& ops, int first, in
       CMatrix& Lc = e->local[l];
       const std::int64_t nb = std::int64_t(tree.level[l].size());
       const std::int64_t b0 = nb * me / nth, b1 = nb * (me + 1) / nth;
-      const std::size_t column_bytes = std::size_t(M.rows()) * nd * sizeof(Complex);
       const std::int64_t* begin = pairs.target_begin.data();
       for (std::int64_t t = b0; t < b1; ++t) {
-        // The next target's sources asked for now: gathering them is what waits on memory.
-        if (t + 1 < b1)
-          for (std::int64_t i = begin[t + 1]; i < begin[t + 2]; ++i) {
-            const char* c = reinterpret_cast<const char*>(&M(0, Eigen::Index(pairs.src[i]) * nd));
-            for (std::size_t b = 0; b < column_bytes; b += 64) __builtin_prefetch(c + b);
-          }
         zero_columns(&Lc, t, int(nd));  // every local of the level: M2L writes it first
         for (std::int64_t i = begin[t]; i < begin[t + 1]; ++i) {
           const int o = pairs.offset[i];

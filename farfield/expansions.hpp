@@ -26,14 +26,22 @@ using RMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
 /// translation of its kind shares (docs/math.md section 3.4): out_l += after_l sum_k
 /// R(l, k) before_k in_k. Only the scalings depend on the offset (or the quadrant).
 struct Scaling {
-  /// One diagonal a_j (p + 1 terms) in the interleaved form WideKernels::scale applies to
-  /// interleaved complex columns: re = (Re a_0, Re a_0, Re a_1, Re a_1, ...),
-  /// im = (-Im a_0, Im a_0, -Im a_1, Im a_1, ...).
+  /// `before` (p + 1 terms) in the interleaved form the wide kernels scale interleaved complex
+  /// columns by: re = (Re a_0, Re a_0, Re a_1, Re a_1, ...), im = (-Im a_0, Im a_0, -Im a_1,
+  /// Im a_1, ...).
   struct Factor {
     std::vector<double> re, im;
     Complex at(int j) const { return {re[std::size_t(2 * j)], im[std::size_t(2 * j + 1)]}; }
   };
-  Factor before, after;
+  /// `after` as planes, re = (Re a_0, Re a_1, ...), im = (Im a_0, ...), padded with zeros to a
+  /// multiple of kWideRows terms: the kernels scale the product's rows as they leave it, a row
+  /// vector at a time (WideColumn).
+  struct Planes {
+    std::vector<double> re, im;
+    Complex at(int j) const { return {re[std::size_t(j)], im[std::size_t(j)]}; }
+  };
+  Factor before;
+  Planes after;
   Scaling() = default;
   Scaling(const std::vector<Complex>& before, const std::vector<Complex>& after);
 };

@@ -11,10 +11,11 @@
 namespace mlfma2d {
 
 /// \brief One complex column of a factored translation (WideKernels::translate): its input and
-/// output terms (interleaved), its diagonal scalings before and after the product (each as
-/// re = (Re a_0, Re a_0, Re a_1, Re a_1, ...), im = (-Im a_0, Im a_0, -Im a_1, Im a_1, ...): a x
-/// = re x + im swap(x), one product and one fused multiply-add a double), and g, a term of
-/// in[0] that out[0] gains apart (M2L's a_0 log(-z0); 0 for M2M and L2L).
+/// output terms (interleaved), its diagonal scalings before the product (bre = (Re b_0, Re b_0,
+/// Re b_1, Re b_1, ...), bim = (-Im b_0, Im b_0, -Im b_1, Im b_1, ...): b x = bre x +
+/// bim swap(x), one product and one fused multiply-add a double) and after it (planes: are =
+/// (Re a_0, Re a_1, ...), aim = (Im a_0, ...), at least rows terms), and g, a term of in[0] that
+/// out[0] gains apart (M2L's a_0 log(-z0); 0 for M2M and L2L).
 struct WideColumn {
   const double* in;
   const double *bre, *bim, *are, *aim;
@@ -31,9 +32,10 @@ struct WideKernels {
   ///   out_j[l] += a_j[l] (g_j in_j[0] [l = 0] + sum_{k < n} R(l, k) S_j[k])      (l < n)
   /// R is rows x n, column-major with leading dimension ld >= rows (its leading rows x n block
   /// of a larger matrix), rows >= n a multiple of kWideRows; n <= kWideMaxTerms. Each column's
-  /// sums start from g_j in_j[0] (row 0) or 0 and run over k in increasing order, one fused
-  /// multiply-add each, then the scaling after: the same bits at every width. Reads in_j's and
-  /// writes out_j's 2 n doubles alone.
+  /// sums (P, real and imaginary) start from g_j in_j[0] (row 0) or 0 and run over k in
+  /// increasing order, one fused multiply-add each; then Re a P_re - Im a P_im and Re a P_im +
+  /// Im a P_re, each one product and one fused multiply-add: the same bits at every width. Reads
+  /// in_j's and writes out_j's 2 n doubles alone.
   void (*translate)(int n, int rows, int ld, const double* R, int cols, const WideColumn* c);
 
   /// The near field at one target (tx, ty) over n sources (x, y) (n a multiple of

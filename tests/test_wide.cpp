@@ -36,7 +36,8 @@ Widths widths() {
   if (!(w).wide) GTEST_SKIP() << "this CPU (or build) has no AVX-512: one width to compare"; \
   ASSERT_NE((w).narrow, nullptr)
 
-// A complex factor as WideColumn holds it: re = (Re a_0, Re a_0, ...), im = (-Im a_0, Im a_0, ...).
+// A complex factor as WideColumn holds `before`: re = (Re a_0, Re a_0, ...), im = (-Im a_0, Im a_0,
+// ...).
 struct Factor {
   std::vector<double> re, im;
 };
@@ -71,10 +72,15 @@ TEST(Wide, TheTranslationIsTheSameAtBothWidths) {
         // guard after them (which must stay).
         const std::size_t stride = 2 * n + 7;
         const std::vector<double> in = random(stride * cols, 2), start = random(stride * cols, 3);
+        // `before` interleaved, `after` as planes padded to the rows (Scaling's forms).
         std::vector<Factor> before, after;
         for (int j = 0; j < cols; ++j) {
           before.push_back(factor(n, 30 + j));
-          after.push_back(factor(n, 60 + j));
+          const std::vector<double> a = random(2 * std::size_t(n), 60 + j);
+          Factor f{std::vector<double>(std::size_t(rows), 0.0),
+                   std::vector<double>(std::size_t(rows), 0.0)};
+          for (int l = 0; l < n; ++l) f.re[l] = a[2 * l], f.im[l] = a[2 * l + 1];
+          after.push_back(f);
         }
         const std::vector<double> g = random(2 * std::size_t(cols), 4);
         auto column = [&](int j, double* out) {
@@ -118,7 +124,8 @@ TEST(Wide, TheTranslationIsTheSameAtBothWidths) {
               v[1] = std::fma(R[std::size_t(k) * ld + l], S[k].second, v[1]);
             }
             const int ri = int(i % 2);
-            const double t = std::fma(c.are[i], v[ri], c.aim[i] * v[1 - ri]);
+            const double t = ri == 0 ? std::fma(c.are[l], v[0], -(c.aim[l] * v[1]))
+                                     : std::fma(c.are[l], v[1], c.aim[l] * v[0]);
             ASSERT_EQ(a[at], start[at] + t) << what << " (" << l << ", " << j << ", " << ri << ")";
           }
         }

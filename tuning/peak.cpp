@@ -49,13 +49,13 @@ double translation_gflops(int bits, int threads) {
 #pragma omp parallel num_threads(threads) reduction(+ : flops, sink)
     {
       std::vector<double> R(std::size_t(rows) * n), S(std::size_t(2 * n) * cols),
-          O(std::size_t(2 * n) * cols, 0.0), re(2 * n), im(2 * n);
+          O(std::size_t(2 * n) * cols, 0.0), re(2 * n), im(2 * n), are(rows, 0.5), aim(rows, 0.25);
       for (std::size_t i = 0; i < R.size(); ++i) R[i] = 1.0 / double(i + 1);
       for (std::size_t i = 0; i < S.size(); ++i) S[i] = 1e-3 * double(i % 97);
       for (int i = 0; i < 2 * n; ++i) re[i] = 0.5, im[i] = i % 2 ? 0.25 : -0.25;
       std::vector<WideColumn> c(cols);
       for (int j = 0; j < cols; ++j)
-        c[j] = {S.data() + std::size_t(2 * n) * j, re.data(), im.data(), re.data(), im.data(),
+        c[j] = {S.data() + std::size_t(2 * n) * j, re.data(), im.data(), are.data(), aim.data(),
                 O.data() + std::size_t(2 * n) * j, 0.0,       0.0};
       for (long r = 0; r < calls; ++r) k->translate(n, rows, rows, R.data(), cols, c.data());
       sink += O[0];
