@@ -15,7 +15,7 @@ namespace mlfma2d {
 /// Re b_1, Re b_1, ...), bim = (-Im b_0, Im b_0, -Im b_1, Im b_1, ...): b x = bre x +
 /// bim swap(x), one product and one fused multiply-add a double) and after it (planes: are =
 /// (Re a_0, Re a_1, ...), aim = (Im a_0, ...), at least rows terms), and g, a term of in[0] that
-/// out[0] gains apart (M2L's a_0 log(-z0); 0 for M2M and L2L).
+/// out[0] gains apart (M2L's a_0 log(-z0); 0 for M2M and L2L). A null out is not written.
 struct WideColumn {
   const double* in;
   const double *bre, *bim, *are, *aim;

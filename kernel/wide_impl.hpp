@@ -14,30 +14,21 @@
 //               V::store_first(p, r, c): the first c < W lanes alone (W >= 2)
 // No standard library templates here: this code is compiled once per instruction set.
 
-// One complex scaling: y = a x, or y += a x, as re * x + im * swap(x) with (re, im) = (Re a,
-// Re a, -Im a, Im a) per term (WideColumn's factors), for one term (W = 1: no lanes to swap) or
-// one vector of interleaved terms, the first c < W doubles alone through masks. Both the
-// scalings before a translation's product and the one after it are this.
-inline void scale_term(const double* re, const double* im, double xr, double xi, double* y,
-                       bool add) {
-  const double tr = __builtin_fma(re[0], xr, im[0] * xi);
-  const double ti = __builtin_fma(re[1], xi, im[1] * xr);
-  y[0] = add ? y[0] + tr : tr;
-  y[1] = add ? y[1] + ti : ti;
+// The scaling before a translation's product: y = b x as re * x + im * swap(x) with (re, im) =
+// (Re b, Re b, -Im b, Im b) per term (WideColumn's bre, bim), for one term (W = 1: no lanes to
+// swap) or one vector of interleaved terms, the first c < W doubles alone through masks.
+inline void scale_term(const double* re, const double* im, double xr, double xi, double* y) {
+  y[0] = __builtin_fma(re[0], xr, im[0] * xi);
+  y[1] = __builtin_fma(re[1], xi, im[1] * xr);
 }
 
 template <class V>
 [[gnu::always_inline]] inline void scale_vector(const double* re, const double* im,
-                                                typename V::reg x, double* y, int c, bool add) {
-  if (c >= V::W) {
-    typename V::reg t = V::fma(V::load(re), x, V::mul(V::load(im), V::swap(x)));
-    if (add) t = V::add(V::load(y), t);
-    V::store(y, t);
-  } else {
-    typename V::reg t = V::fma(V::load_first(re, c), x, V::mul(V::load_first(im, c), V::swap(x)));
-    if (add) t = V::add(V::load_first(y, c), t);
-    V::store_first(y, t, c);
-  }
+                                                typename V::reg x, double* y, int c) {
+  if (c >= V::W)
+    V::store(y, V::fma(V::load(re), x, V::mul(V::load(im), V::swap(x))));
+  else
+    V::store_first(y, V::fma(V::load_first(re, c), x, V::mul(V::load_first(im, c), V::swap(x))), c);
 }
 
 // One vector of rows i.. of a column of R S, its real and imaginary parts in re and im: scaled
@@ -85,24 +76,24 @@ void scale_tile(int n, int cols, const mlfma2d::WideColumn* c, double* buf) {
     const double *x = c[j].in, *re = c[j].bre, *im = c[j].bim;
     for (int i = 0; i<m; i += W> 1 ? W : 2) {
       if constexpr (W == 1) {
-        scale_term(re + i, im + i, x[i], x[i + 1], y + i, false);
+        scale_term(re + i, im + i, x[i], x[i + 1], y + i);
       } else {
         const int r = m - i;
-        scale_vector<V>(re + i, im + i, r >= W ? V::load(x + i) : V::load_first(x + i, r), y + i, r,
-                        false);
+        scale_vector<V>(re + i, im + i, r >= W ? V::load(x + i) : V::load_first(x + i, r), y + i,
+                        r);
       }
     }
   }
 }
 
-// Row 0's sum of a column starts from g in[0] (WideColumn::gre, gim), as scale_term computes a
-// product: one lane, the others 0.
+// Row 0's sum of a column starts from g in[0] (WideColumn::gre, gim), the product as scale_term
+// computes one: one lane, the others 0.
 template <class V>
 inline void start_sums(const mlfma2d::WideColumn& c, typename V::reg* re, typename V::reg* im) {
   if (c.gre == 0 && c.gim == 0) return;
   double g[2];
   const double gr[2] = {c.gre, c.gre}, gi[2] = {-c.gim, c.gim};
-  scale_term(gr, gi, c.in[0], c.in[1], g, false);
+  scale_term(gr, gi, c.in[0], c.in[1], g);
   if constexpr (V::W == 1) {
     *re = g[0];
     *im = g[1];
@@ -114,7 +105,7 @@ inline void start_sums(const mlfma2d::WideColumn& c, typename V::reg* re, typena
 
 // The factored translations' product and after-scaling (WideKernels::translate): row tiles of
 // RV x W rows and kWideItems columns (their real and imaginary parts) of R S held in registers,
-// then each column's rows below n interleaved, scaled by its `after` and added to its output (the
+// then each column's rows below n scaled by its `after`, interleaved and added to its output (the
 // products never stored); rows past the last whole tile of RV vectors go to one tile of the
 // vectors left (RV - 1, RV - 2, ...: M2L's kinds of 18-22 terms are 24 rows, one tile of 3
 // vectors at 512 bits, where tiles of 2 and 1 read every column twice and the tile of 1 waits on
