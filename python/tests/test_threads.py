@@ -1,6 +1,8 @@
 """The GIL is released while the library computes, and one Solver is safe to share between
 Python threads."""
+import math
 import threading
+import time
 
 import numpy as np
 
@@ -13,7 +15,12 @@ def test_a_python_thread_runs_while_evaluate_works():
     # One OpenMP thread, so that a core is left for the Python thread on a small machine; the
     # papers' tree (levels=0: CT 15), slower than the chosen one, so that evaluate lasts.
     solver = mlfma2d.Solver(x, y, eps=1e-10, threads=1, levels=0, backend="cpu")
-    seconds, share = spinner_rate_during(lambda: solver.evaluate(q))
+    # As many evaluations as last about half a second (one took 0.06-0.1 s on the 2-core
+    # machine; a faster machine or build would leave too little time to tell).
+    t0 = time.perf_counter()
+    solver.evaluate(q)
+    calls = max(1, math.ceil(0.5 / (time.perf_counter() - t0)))
+    seconds, share = spinner_rate_during(lambda: [solver.evaluate(q) for _ in range(calls)])
     # Released, the spinner keeps a large share of its rate, less what other work takes.
     assert seconds > 0.1, "evaluate too short to tell"
     print(f"spinner: {share:.1%} of its rate alone during {seconds:.2f} s")
