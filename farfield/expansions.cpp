@@ -194,15 +194,18 @@ class FactoredBlock {
  public:
   /// terms[c]: the coefficients kind c keeps (<= p + 1, the expansions' column length).
   FactoredBlock(const RMatrix& R, int p, const std::vector<int>& terms, int nd)
-      : R_(R), wide_(wide_kernels()), stride_(2 * (p + 1)), nd_(nd) {
-    const int cap = std::max(1, kColumns / nd) * nd, room = cap + kPerOutput * nd;
+      : R_(R),
+        wide_(wide_kernels()),
+        stride_(2 * (p + 1)),
+        nd_(nd),
+        cap_(std::max(1, kColumns / nd) * nd) {
+    const int room = cap_ + kPerOutput * nd;
     kinds_.resize(terms.size());
     for (std::size_t c = 0; c < terms.size(); ++c) {
       Kind& k = kinds_[c];
       k.n = terms[c];
       k.rows = wide_rows(k.n);
       k.cols.resize(std::size_t(room));
-      k.cap = cap;
     }
   }
 
@@ -227,7 +230,7 @@ class FactoredBlock {
   /// The current output's items are all added: multiplies when a kind's block is full.
   void close() {
     for (const Kind& k : kinds_)
-      if (k.count >= k.cap) return flush();
+      if (k.count >= cap_) return flush();
   }
 
   /// Multiplies and adds what the block holds.
@@ -245,13 +248,13 @@ class FactoredBlock {
   // at most, M2M's 4, L2L's 1).
   static constexpr int kColumns = 96, kPerOutput = 32;
   struct Kind {
-    int n = 0, rows = 0, count = 0, cap = 0;
+    int n = 0, rows = 0, count = 0;
     std::vector<WideColumn> cols;
   };
   const RMatrix& R_;
   const WideKernels& wide_;
-  int stride_;  // doubles between a box's density columns: 2 (p + 1)
-  int nd_;
+  int stride_;    // doubles between a box's density columns: 2 (p + 1)
+  int nd_, cap_;  // cap_: columns a kind holds before the block is multiplied
   std::vector<Kind> kinds_;
 };
 

@@ -99,7 +99,8 @@ struct CapacityChoice {
   std::string warning;      ///< grow_tree's, for the chosen tree
   Prediction predicted;
   std::vector<CapacityCandidate> candidates;
-  std::int64_t p2p_below = 0;  ///< the plan's PlanOptions::p2p_below (refine_p2p may raise it)
+  std::int64_t p2p_below =
+      0;  ///< the plan's PlanOptions::p2p_below (widen_near_field may raise it)
 };
 
 /// A device's near field beside a far field predicted to bound the evaluation (model.overlap,
