@@ -256,7 +256,7 @@ Result run_solver(const LoadedInput& in, const Options& options, int repeat,
   for (const CapacityCandidate& c : solver->auto_choice().candidates) {
     // Boxes are not recorded per candidate: a quadtree of L leaves has about 4 L / 3 boxes.
     shape.candidates.push_back(
-        {4.0 * double(c.leaf_boxes) / 3, double(c.leaf_boxes), double(c.m2l_pairs)});
+        {4.0 * double(c.leaf_boxes) / 3, double(c.leaf_boxes), double(c.m2l_pairs), c.total});
   }
   const double estimate = evaluation_memory(shape).peak();
   const std::size_t resident_now = tuning::host_memory().resident;

@@ -404,18 +404,27 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   } else if (o.backend == "repetition") {
     // + two 1 GiB record chunks
     resident = 8 * strengths * S + 8 * outputs * R + 2.0 * 1024 * 1024 * 1024;
-  } else {  // cpu, and auto before it is chosen: charges and outputs in tree order
-    resident = 8 * strengths * S + 8 * outputs * R;
+  } else {  // cpu, and auto before it is chosen: charges and outputs in tree order, and the
+    // slots of the pairs summed both ways (about 4 neighbours' targets a target)
+    resident =
+        8 * strengths * S + 8 * outputs * R + 8 * 4.0 * tuning::cpu_mutual_sums(o, m.self) * R;
     device = false;
   }
   MemoryEstimate e;
   e.sort = m.self ? 64 * S : std::max(64 * S, 32 * S + 64 * T);
-  // The choice keeps the best tree and plan while it builds the next: the two largest.
-  std::vector<double> c;
-  for (const TreeSize& t : m.candidates) c.push_back(tree_plan(t));
-  std::sort(c.rbegin(), c.rend());
-  const double two = (c.size() > 0 ? c[0] : 0) + (c.size() > 1 ? c[1] : 0);
-  e.choose = 8 * (S + T) + sorted + 1 * (S + T) + two;  // keys + sorted + Crowding's depths
+  // The choice keeps the best tree and plan so far while it builds the next: the largest such
+  // pair in the order they were built (the two largest overall overstated it where the walk
+  // turns: CT 16 built while CT 128, not CT 32, was the best).
+  double two = 0;
+  const TreeSize* best = nullptr;
+  for (const TreeSize& t : m.candidates) {
+    two = std::max(two, tree_plan(t) + (best ? tree_plan(*best) : 0.0));
+    if (!best || t.predicted < best->predicted) best = &t;
+  }
+  // keys + sorted + Crowding's depths, and 8 a point the measured peak held beyond them and the
+  // two trees (about 4 at 3e6 uniform points, CT 16 built while CT 128 was the best:
+  // tests/memory_estimate.py, 2026-11-29)
+  e.choose = 8 * (S + T) + sorted + 1 * (S + T) + 8 * (S + T) + two;
   // Kept from set-up on: the tree's index and coordinates per point (24), the permutations
   // between caller and tree order (8 per target, and per source with separate targets:
   // EvaluationArrays::index_points), the tree and plan, the back end's.

@@ -147,6 +147,7 @@ void check_memory(const std::string& what, double bytes);
 /// where only those are known).
 struct TreeSize {
   double boxes = 0, leaves = 0, m2l_pairs = 0;
+  double predicted = 0;  ///< a candidate's predicted seconds: the choice keeps the least
 };
 
 /// \brief What an evaluation's memory depends on: the caller's points, the back end, p and the
@@ -159,7 +160,8 @@ struct MemoryShape {
   Options options;
   int terms = 0;       ///< expansion terms p (0: unknown, no expansions counted)
   TreeSize evaluated;  ///< the tree evaluated on
-  /// While CT is chosen (--ct auto): the candidates' trees of which two are alive at once.
+  /// While CT is chosen (--ct auto): the candidates' trees in the order built (the best so far
+  /// is alive while the next is built).
   std::vector<TreeSize> candidates;
 };
 

@@ -243,6 +243,102 @@ bool near_batch_impl(int n, const double* x, const double* y, const double* cons
   return true;
 }
 
+// The near field at targets over sources of which those from `from` on are summed both ways
+// (WideKernels::near_mutual): charges alone, order 0 or 1. The pair's terms once (as
+// near_batch_impl's), then for each density the target's sums from the sources and, past
+// `from`, each source's from the target: the potential's term hl is symmetric, g = 1/d changes
+// sign, so source j gains E = (qt gx, -qt gy) where the target gains (-q gx, q gy).
+
+template <class V, int kBatch, int kOrder, bool kBack>
+[[gnu::always_inline]] inline void near_mutual_span(int j0, int j1, int from, const double* x,
+                                                    const double* y, const double* const* q,
+                                                    typename V::reg X, typename V::reg Y,
+                                                    const typename V::reg* Q, double* const* back,
+                                                    typename V::reg (*acc)[kOrder == 0 ? 1 : 3],
+                                                    typename V::mask* tiny) {
+  typedef typename V::reg reg;
+  constexpr int kSums = kOrder == 0 ? 1 : 3;
+  const reg one = V::set1(1.0), zero = V::zero(), min = V::set1(mlfma2d::kPairMinR2),
+            big = V::set1(__DBL_MAX__), inf = V::set1(__builtin_inf());
+  for (int j = j0; j < j1; j += V::W) {
+    const reg dx = V::sub(X, V::load(x + j)), dy = V::sub(Y, V::load(y + j));
+    const reg r2 = V::fma(dx, dx, V::mul(dy, dy));
+    const typename V::mask small = V::lt(r2, min);
+    *tiny = V::mor(*tiny, V::mand(small, V::mor(V::ne(dx, zero), V::ne(dy, zero))));
+    const reg r2m = V::blend(small, one, r2);
+    const reg hl = V::blend(V::lt(big, r2m), inf, half_log_of(V{}, r2m));
+    reg gx = zero, gy = zero;
+    if (kOrder >= 1) {
+      const reg inv = V::div(one, r2m);
+      gx = V::mul(dx, inv);
+      gy = V::mul(V::sub(zero, dy), inv);
+    }
+#pragma GCC unroll 8
+    for (int d = 0; d < kBatch; ++d) {
+      const reg qd = V::load(q[d] + j), Qd = Q[d];
+      acc[d][0] = V::fma(qd, hl, acc[d][0]);
+      if (kOrder >= 1) {
+        acc[d][1] = V::sub(acc[d][1], V::mul(qd, gx));  // near_batch_impl's operations
+        acc[d][2] = V::add(acc[d][2], V::mul(qd, gy));
+      }
+      if (kBack) {
+        double* b = back[kSums * d] + (j - from);
+        V::store(b, V::fma(Qd, hl, V::load(b)));
+        if (kOrder >= 1) {
+          double *bx = back[kSums * d + 1] + (j - from), *by = back[kSums * d + 2] + (j - from);
+          V::store(bx, V::fma(Qd, gx, V::load(bx)));
+          V::store(by, V::sub(V::load(by), V::mul(Qd, gy)));
+        }
+      }
+    }
+  }
+}
+
+template <class V, int kBatch, int kOrder>
+bool near_mutual_impl(int m, const double* tx, const double* ty, const double* const* qt, int n,
+                      const double* x, const double* y, int from, const double* const* q,
+                      double* const* back, double* const* out) {
+  typedef typename V::reg reg;
+  constexpr int kSums = kOrder == 0 ? 1 : 3;
+  typename V::mask tiny = V::lt(V::zero(), V::zero());  // none
+  for (int i = 0; i < m; ++i) {
+    const reg X = V::set1(tx[i]), Y = V::set1(ty[i]);
+    reg acc[kBatch][kSums], Q[kBatch];
+    for (int d = 0; d < kBatch; ++d) {
+      Q[d] = V::set1(qt[d][i]);
+      for (int c = 0; c < kSums; ++c) acc[d][c] = V::zero();
+    }
+    near_mutual_span<V, kBatch, kOrder, false>(0, from, from, x, y, q, X, Y, Q, back, acc, &tiny);
+    near_mutual_span<V, kBatch, kOrder, true>(from, n, from, x, y, q, X, Y, Q, back, acc, &tiny);
+    for (int d = 0; d < kBatch; ++d)
+      for (int c = 0; c < kSums; ++c) out[kSums * d + c][i] = V::hsum(acc[d][c]);
+  }
+  return !V::any(tiny);
+}
+
+template <class V>
+bool near_mutual_dispatch(int m, const double* tx, const double* ty, const double* const* qt, int n,
+                          const double* x, const double* y, int from, int batch, int order,
+                          const double* const* q, double* const* back, double* const* out) {
+  switch (order * 16 + batch) {
+    case 1:
+      return near_mutual_impl<V, 1, 0>(m, tx, ty, qt, n, x, y, from, q, back, out);
+    case 2:
+      return near_mutual_impl<V, 2, 0>(m, tx, ty, qt, n, x, y, from, q, back, out);
+    case 4:
+      return near_mutual_impl<V, 4, 0>(m, tx, ty, qt, n, x, y, from, q, back, out);
+    case 8:
+      return near_mutual_impl<V, 8, 0>(m, tx, ty, qt, n, x, y, from, q, back, out);
+    case 17:
+      return near_mutual_impl<V, 1, 1>(m, tx, ty, qt, n, x, y, from, q, back, out);
+    case 18:
+      return near_mutual_impl<V, 2, 1>(m, tx, ty, qt, n, x, y, from, q, back, out);
+    case 20:
+      return near_mutual_impl<V, 4, 1>(m, tx, ty, qt, n, x, y, from, q, back, out);
+  }
+  return false;  // no such batch or order (the caller keeps to kWideBatch and order <= 1)
+}
+
 // near_batch's instantiations: batch 1, 2, 4, 8 (at most kWideBatch[order]) x order x kinds.
 template <class V, int kOrder, bool kC, bool kD>
 bool near_batch_of(int n, const double* x, const double* y, int batch, const double* const* q,
@@ -504,6 +600,7 @@ mlfma2d::WideKernels kernels_of(int bits) {
   return {bits,
           &translate_impl<V, kRowVectors>,
           &near_batch_dispatch<V>,
+          &near_mutual_dispatch<V>,
           &power_sums_impl<V>,
           &horner_impl<V>,
           &fma_probe_impl<V, kChains>};

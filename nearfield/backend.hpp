@@ -131,6 +131,12 @@ class NearFieldBackend {
   NearFieldProblem problem_;
 };
 
+/// The sums the cpu back end keeps per target of each mutual neighbour leaf (nearfield/cpu: in
+/// self-evaluation with charges alone, a pair of adjacent leaves is summed once for both), or 0
+/// where it sums each pair one way: its memory beyond the outputs is about 4-7 x this many
+/// doubles a target.
+int cpu_mutual_sums(const EvaluationShape& shape, bool self);
+
 /// \brief One row of the registry (nearfield/registry.cpp): a back end's name, how to make it
 /// (a CUDA factory throws in a build without CUDA: the availability check says so first), what
 /// it needs, and how much "auto" prefers it.

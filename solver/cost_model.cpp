@@ -131,8 +131,9 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
 // end's pair cost measured on four times the points; 7 = the near field's log by a table
 // (kernel/half_log.hpp: the cpu and shared pairs' cost, repetition-gpu's general kernel's) and
 // P2M's and L2P's cost per leaf in the model (fit_point_and_leaf); 8 = the translations' scalings
-// fused around their product (WideKernels::translate), tiles of 3 vectors.
-constexpr int kOperatorsRevision = 8;
+// fused around their product (WideKernels::translate), tiles of 3 vectors; 9 = the cpu back
+// end's adjacent leaves summed both ways in self-evaluation (nearfield/cpu: MutualPlan).
+constexpr int kOperatorsRevision = 9;
 
 namespace {
 

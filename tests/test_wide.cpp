@@ -229,6 +229,74 @@ TEST(Wide, NearBatchAgreesAcrossWidths) {
     }
 }
 
+// near_mutual at every width this CPU has: its targets' sums bitwise those of near_batch over the
+// same sources (the same operations), and each mutual source's sums from the targets those of
+// near_batch with the roles swapped, to rounding; a pair too close is refused.
+TEST(Wide, NearMutualSumsBothWays) {
+  const int m = 7, n = 48, from = 16;  // [0, 16) one way; [16, 48) both ways
+  std::vector<double> x = random(n, 70), y = random(n, 71), tx = random(m, 72), ty = random(m, 73);
+  x[20] = tx[2], y[20] = ty[2];  // a target on a mutual source: skipped both ways
+  std::vector<std::vector<double>> q, qt;
+  for (int d = 0; d < 8; ++d) q.push_back(random(n, 80 + d)), qt.push_back(random(m, 90 + d));
+  for (int bits : {256, 512}) {
+    const WideKernels* k = wide_kernels_of(bits);
+    if (!k) continue;
+    for (int order = 0; order <= 1; ++order)
+      for (int batch = 1; batch <= kWideBatch[order]; batch *= 2) {
+        const int sums = order == 0 ? 1 : 3;
+        const std::string at = "bits " + std::to_string(bits) + " order " + std::to_string(order) +
+                               " batch " + std::to_string(batch);
+        std::vector<std::vector<double>> out(std::size_t(sums * batch), std::vector<double>(m)),
+            back(std::size_t(sums * batch), std::vector<double>(n - from, 0.0));
+        const double *pq[8], *pqt[8];
+        double *po[24], *pb[24];
+        for (int d = 0; d < batch; ++d) pq[d] = q[d].data(), pqt[d] = qt[d].data();
+        for (int s = 0; s < sums * batch; ++s) po[s] = out[s].data(), pb[s] = back[s].data();
+        ASSERT_TRUE(k->near_mutual(m, tx.data(), ty.data(), pqt, n, x.data(), y.data(), from, batch,
+                                   order, pq, pb, po))
+            << at;
+        for (int i = 0; i < m; ++i) {
+          double a[40];
+          ASSERT_TRUE(k->near_batch(n, x.data(), y.data(), batch, order, pq, nullptr, nullptr,
+                                    tx[i], ty[i], a));
+          for (int d = 0; d < batch; ++d)
+            for (int s = 0; s < sums; ++s)
+              EXPECT_EQ(out[std::size_t(sums * d + s)][i], a[5 * d + s]) << at << " target " << i;
+        }
+        // A mutual source's sums: the targets as sources (near_batch over them, padded to
+        // whole vectors with zero charges at the first target).
+        std::vector<double> sx(16, tx[0]), sy(16, ty[0]);
+        std::copy(tx.begin(), tx.end(), sx.begin());
+        std::copy(ty.begin(), ty.end(), sy.begin());
+        std::vector<std::vector<double>> sq(8, std::vector<double>(16, 0.0));
+        for (int d = 0; d < batch; ++d) std::copy(qt[d].begin(), qt[d].end(), sq[d].begin());
+        const double* psq[8];
+        for (int d = 0; d < batch; ++d) psq[d] = sq[d].data();
+        for (int j = from; j < n; ++j) {
+          double a[40];
+          ASSERT_TRUE(k->near_batch(16, sx.data(), sy.data(), batch, order, psq, nullptr, nullptr,
+                                    x[j], y[j], a));
+          for (int d = 0; d < batch; ++d)
+            for (int s = 0; s < sums; ++s) {
+              const double got = back[std::size_t(sums * d + s)][std::size_t(j - from)];
+              EXPECT_NEAR(got, a[5 * d + s], 1e-13 * (1 + std::abs(a[5 * d + s])))
+                  << at << " source " << j << " sum " << s;
+            }
+        }
+      }
+    // A target 1e-200 from a mutual source at the origin: too close for the wide kernel.
+    std::vector<double> sx = x, sy = y, near_x = tx, near_y = ty;
+    sx[30] = sy[30] = 0;
+    near_x[0] = 1e-200, near_y[0] = 0;
+    std::vector<double> b(n - from, 0.0), o(m);
+    const double *pq[1] = {q[0].data()}, *pqt[1] = {qt[0].data()};
+    double *pb[1] = {b.data()}, *po[1] = {o.data()};
+    EXPECT_FALSE(k->near_mutual(m, near_x.data(), near_y.data(), pqt, n, sx.data(), sy.data(), from,
+                                1, 0, pq, pb, po))
+        << "bits " << bits;
+  }
+}
+
 // Points no generator makes: a collinear run with exact duplicates, at an offset of 1e6 and a
 // spread of 1e-3 (the coordinates' low bits carry the geometry), beside a far tight pair of
 // clusters.

@@ -52,6 +52,11 @@ std::size_t proc_bytes(const char* file, const std::string& key) {
 
 }  // namespace
 
+int cpu_mutual_sums(const Options& o, bool self) {
+  return cpu_mutual_sums(EvaluationShape{o.densities, o.charges, o.dipoles, o.field, o.hessian},
+                         self);
+}
+
 HostMemory host_memory() {
   HostMemory m;
   m.total = proc_bytes("/proc/meminfo", "MemTotal:");

@@ -38,6 +38,11 @@ struct HostMemory {
 };
 HostMemory host_memory();
 
+/// The sums the cpu back end keeps a target for each mutual neighbour leaf in an evaluation of
+/// `o`'s shape (self: targets are the sources; nearfield/backend.hpp cpu_mutual_sums), 0 where
+/// it sums each pair one way: for the memory estimate.
+int cpu_mutual_sums(const Options& o, bool self);
+
 // ---- The near-field timing harness.
 
 /// \brief One near-field evaluation: seconds per phase (the back end's clocks) and in all (the

@@ -5,6 +5,7 @@
 // (kernel/pair.hpp: log r2 through glibc's vector log, g = 1/d and its powers) computed once for a
 // batch of up to 8 densities whose sums stay in registers.
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "kernel/pair.hpp"
@@ -26,41 +27,127 @@ struct Channels {
   int count() const { return nd * per; }
 };
 
-// The sources of one leaf's near list copied into contiguous arrays, padded with zero strengths
-// to a multiple of the widest vector, so every vector is whole.
+// Sources copied into contiguous arrays, padded with zero strengths to a multiple of the widest
+// vector, so every vector is whole.
 struct Gathered {
   std::vector<double> x, y, w;  // w: channel c of source j at c * cap + j
   std::size_t n = 0, cap = 0;
 
-  /// The sources of near leaf b, padded to a multiple of `multiple`.
-  void gather(const NearFieldProblem& p, const Channels& ch,
-              const std::vector<const double*>& tree_channels, std::size_t b, int multiple) {
-    const NearField& near = *p.near;
-    const std::size_t count = std::size_t(near.sources[b]);
-    const std::size_t padded = (count + multiple - 1) / multiple * multiple;
-    if (padded > cap) {
-      cap = padded;
+  /// Empty, with room for `sources` and the padding of two parts.
+  void reset(const Channels& ch, std::int64_t sources) {
+    const std::size_t need = std::size_t(sources) + 2 * kWideLanes;
+    if (need > cap) {
+      cap = need;
       x.resize(cap);
       y.resize(cap);
       w.resize(cap * std::size_t(ch.count()));
     }
     n = 0;
-    for (std::int64_t k = near.range_begin[b]; k < near.range_begin[b + 1]; ++k) {
-      for (std::int64_t j = near.range[2 * k]; j < near.range[2 * k + 1]; ++j, ++n) {
+  }
+  /// The sources of `count` ranges [range[2k], range[2k+1]) appended.
+  void append(const NearFieldProblem& p, const Channels& ch,
+              const std::vector<const double*>& tree_channels, const std::int64_t* range,
+              std::int64_t count) {
+    for (std::int64_t k = 0; k < count; ++k) {
+      for (std::int64_t j = range[2 * k]; j < range[2 * k + 1]; ++j, ++n) {
         x[n] = p.sx[j];
         y[n] = p.sy[j];
         for (int c = 0; c < ch.count(); ++c) w[c * cap + n] = tree_channels[c][j];
       }
     }
-    // Strength 0 at the first source's place: contributes exactly 0, and is no nearer any target
-    // than that source is.
-    for (; n < padded; ++n) {
-      x[n] = x[0];
-      y[n] = y[0];
+  }
+  /// Padded to whole vectors: strength 0 at the first source's place contributes exactly 0, and
+  /// is no nearer any target than that source is.
+  void pad(const Channels& ch) {
+    for (; n % kWideLanes; ++n) {
+      x[n] = n ? x[0] : 0;
+      y[n] = n ? y[0] : 0;
       for (int c = 0; c < ch.count(); ++c) w[c * cap + n] = 0;
     }
   }
   const double* channel(int c) const { return w.data() + std::size_t(c) * cap; }
+};
+
+// Self-evaluation with charges alone (potential, or potential and field): two leaves each in the
+// other's near list (the U lists: adjacency is mutual) are summed once for both directions, the
+// pair's log and 1/d computed once (WideKernels::near_mutual; docs/math.md 6.5). Leaf b sums
+// its mutual leaves c > b; the sums c's targets gain from b go to c's slot of `back`, which c
+// adds after every leaf is done, in increasing b: the same order whatever the threads.
+struct MutualPlan {
+  /// Per near leaf b: the source ranges of its near list outside its mutual leaves (itself
+  /// included: its own pairs skip the coincident one), 2 per range, and their sources.
+  std::vector<std::int64_t> one_begin, one_range, one_sources;
+  /// Per near leaf b: its mutual leaves c > b (ascending), whose targets are consecutive in
+  /// `back` from slot[b] on (up_sources of them).
+  std::vector<std::int64_t> up_begin, up_leaf, slot, up_sources;
+  /// Per near leaf c: where its targets' sums from each mutual leaf b < c start in `back`,
+  /// ascending b.
+  std::vector<std::int64_t> down_begin, down_slot;
+  std::int64_t slots = 0;  ///< all of `back`, per sum
+
+  explicit MutualPlan(const NearField& near) {
+    const std::int64_t leaves = std::int64_t(near.leaves());
+    const std::vector<std::int64_t>& t = near.leaf_tgt;
+    // Whether one range of c's list holds all of [lo, hi).
+    auto covers = [&](std::int64_t c, std::int64_t lo, std::int64_t hi) {
+      const std::int64_t* r = near.range.data() + 2 * near.range_begin[c];
+      std::int64_t a = 0, z = near.range_begin[c + 1] - near.range_begin[c];
+      if (z == 0) return false;
+      while (z - a > 1) {  // the last range starting at or before lo
+        const std::int64_t m = (a + z) / 2;
+        (r[2 * m] <= lo ? a : z) = m;
+      }
+      return r[2 * a] <= lo && r[2 * a + 1] >= hi;
+    };
+    std::vector<std::int64_t> starts;  // where each (b, c > b)'s sums start in `back`
+    one_begin.push_back(0);
+    up_begin.push_back(0);
+    for (std::int64_t b = 0; b < leaves; ++b) {
+      std::int64_t sources = 0;
+      auto one = [&](std::int64_t lo, std::int64_t hi) {
+        one_range.push_back(lo);
+        one_range.push_back(hi);
+        sources += hi - lo;
+      };
+      slot.push_back(slots);
+      for (std::int64_t k = near.range_begin[b]; k < near.range_begin[b + 1]; ++k) {
+        const std::int64_t lo = near.range[2 * k], hi = near.range[2 * k + 1];
+        std::int64_t at = lo;
+        std::int64_t c = std::upper_bound(t.begin(), t.end(), lo) - t.begin() - 1;
+        for (; c < leaves && t[c] < hi; ++c) {
+          if (c == b || t[c] < lo || t[c + 1] > hi || !covers(c, t[b], t[b + 1])) continue;
+          if (t[c] > at) one(at, t[c]);
+          at = t[c + 1];
+          if (c > b) {
+            up_leaf.push_back(c);
+            starts.push_back(slots);
+            slots += t[c + 1] - t[c];
+          }
+        }
+        if (at < hi) one(at, hi);
+      }
+      one_sources.push_back(sources);
+      up_sources.push_back(slots - slot.back());
+      one_begin.push_back(std::int64_t(one_range.size() / 2));
+      up_begin.push_back(std::int64_t(up_leaf.size()));
+    }
+    // The starts by the leaf whose targets they hold, each leaf's in ascending b.
+    down_begin.assign(std::size_t(leaves) + 1, 0);
+    for (std::int64_t c : up_leaf) ++down_begin[std::size_t(c) + 1];
+    for (std::int64_t c = 0; c < leaves; ++c) down_begin[c + 1] += down_begin[c];
+    down_slot.resize(starts.size());
+    std::vector<std::int64_t> fill(down_begin.begin(), down_begin.end() - 1);
+    for (std::size_t k = 0; k < starts.size(); ++k)
+      down_slot[std::size_t(fill[std::size_t(up_leaf[k])]++)] = starts[k];
+  }
+  /// The mutual leaves' ranges of leaf b: [t[c], t[c + 1]) of each, 2 per range, into r.
+  void up_ranges(const NearField& near, std::int64_t b, std::vector<std::int64_t>* r) const {
+    r->clear();
+    for (std::int64_t k = up_begin[b]; k < up_begin[b + 1]; ++k) {
+      r->push_back(near.leaf_tgt[up_leaf[k]]);
+      r->push_back(near.leaf_tgt[up_leaf[k] + 1]);
+    }
+  }
 };
 
 class CpuBackend final : public NearFieldBackend {
@@ -81,6 +168,12 @@ class CpuBackend final : public NearFieldBackend {
     if (p.hessian) {
       hxx_.resize(out);
       hxy_.resize(out);
+    }
+    mutual_.reset();
+    back_.clear();
+    if (mutual_applies(p)) {
+      mutual_ = std::make_unique<MutualPlan>(*p.near);
+      back_.resize(std::size_t(mutual_sums(p)) * std::size_t(mutual_->slots));
     }
   }
 
@@ -103,6 +196,7 @@ class CpuBackend final : public NearFieldBackend {
       dispatch_pair(p.order(), p.charges, p.dipoles, [&](auto o_, auto c_, auto d_) {
         sums<decltype(o_)::value, decltype(c_)::value, decltype(d_)::value>(tree_ch, threads);
       });
+      if (mutual_) add_mutual_slots(threads);
     });
     // return: scatter into the caller's target order
     timed(&t->ret, [&] {
@@ -124,6 +218,14 @@ class CpuBackend final : public NearFieldBackend {
     });
   }
 
+  static bool mutual_applies(const NearFieldProblem& p) {
+    const bool self = p.sx == p.tx && p.sy == p.ty && p.n_sources == p.n_targets;
+    return cpu_mutual_sums(p.shape(), self) > 0;
+  }
+  static int mutual_sums(const NearFieldProblem& p) {
+    return cpu_mutual_sums(p.shape(), true);
+  }
+
   void gather_channel(const double* caller, int c, int threads,
                       std::vector<const double*>* tree_ch) {
     const NearFieldProblem& p = problem();
@@ -133,6 +235,19 @@ class CpuBackend final : public NearFieldBackend {
     (*tree_ch)[std::size_t(c)] = to;
   }
 
+  // The densities in batches of the widest the order allows: 8, 4, 2, 1 (a remainder of 3 runs
+  // as 2 + 1).
+  static std::vector<int> batches(int nd, int order) {
+    std::vector<int> out;
+    for (int left = nd; left > 0;) {
+      int b = kWideBatch[order];
+      while (b > left) b /= 2;
+      out.push_back(b);
+      left -= b;
+    }
+    return out;
+  }
+
   template <int kOrder, bool kCharge, bool kDipole>
   void sums(const std::vector<const double*>& tree_ch, int threads) {
     const NearFieldProblem& p = problem();
@@ -140,55 +255,147 @@ class CpuBackend final : public NearFieldBackend {
     const std::size_t nt = p.n_targets;
     const Channels ch = ch_;
     const auto near_batch = wide_kernels().near_batch;
-    // The densities in batches of the widest the order allows: 8, 4, 2, 1 (a remainder of 3
-    // runs as 2 + 1).
-    std::vector<int> batches;
-    for (int left = ch.nd; left > 0;) {
-      int b = kWideBatch[kOrder];
-      while (b > left) b /= 2;
-      batches.push_back(b);
-      left -= b;
-    }
+    const auto near_mutual = wide_kernels().near_mutual;
+    const std::vector<int> batch = batches(ch.nd, kOrder);
+    constexpr bool kMutual = kCharge && !kDipole && kOrder <= kField;
+    constexpr int kSums = kOrder == kPotential ? 1 : 3;
+    const MutualPlan* mu = kMutual ? mutual_.get() : nullptr;
+    const std::size_t slots = mu ? std::size_t(mu->slots) : 0;
 #pragma omp parallel num_threads(threads)
     {
       Gathered g;
       std::vector<PairSums> acc(std::size_t(ch.nd));
-      double out[5 * 8];
-      const double *q[8], *mx[8], *my[8];
+      std::vector<std::int64_t> up;
+      std::vector<double> back;
+      double res[5 * 8];
+      const double *q[8], *mx[8], *my[8], *qt[8];
+      double *to[3 * 8], *out[3 * 8];
 #pragma omp for schedule(dynamic, 64)
       for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(near.leaves()); ++b) {
-        g.gather(p, ch, tree_ch, std::size_t(b), kWideLanes);
-        for (std::int64_t i = near.leaf_tgt[b]; i < near.leaf_tgt[b + 1]; ++i) {
-          bool tiny = false;
+        // The near list; or its one-sided part, then the mutual leaves after b from `from` on.
+        int from = 0;
+        std::size_t ups = 0;
+        if (mu) {
+          mu->up_ranges(near, b, &up);
+          ups = std::size_t(mu->up_sources[b]);
+          g.reset(ch, mu->one_sources[b] + mu->up_sources[b]);
+          g.append(p, ch, tree_ch, mu->one_range.data() + 2 * mu->one_begin[b],
+                   mu->one_begin[b + 1] - mu->one_begin[b]);
+          g.pad(ch);
+          from = int(g.n);
+          g.append(p, ch, tree_ch, up.data(), std::int64_t(up.size() / 2));
+          g.pad(ch);
+          back.assign(std::size_t(ch.nd * kSums) * (g.n - from), 0.0);
+        } else {
+          g.reset(ch, near.sources[b]);
+          g.append(p, ch, tree_ch, near.range.data() + 2 * near.range_begin[b],
+                   near.range_begin[b + 1] - near.range_begin[b]);
+          g.pad(ch);
+        }
+        const std::size_t width = g.n - std::size_t(from);  // back's length per sum
+        const std::int64_t i0 = near.leaf_tgt[b], m = near.leaf_tgt[b + 1] - i0;
+        bool tiny = false;
+        if (mu) {
           int d0 = 0;
-          for (int batch : batches) {
-            for (int k = 0; k < batch; ++k) {
+          for (int nb : batch) {
+            for (int k = 0; k < nb; ++k) {
+              q[k] = g.channel(ch.q(d0 + k));
+              qt[k] = tree_ch[std::size_t(ch.q(d0 + k))] + i0;
+              double* o[3] = {phi_.data(), ex_.data(), ey_.data()};
+              for (int s = 0; s < kSums; ++s) {
+                to[kSums * k + s] = back.data() + std::size_t((d0 + k) * kSums + s) * width;
+                out[kSums * k + s] = o[s] + std::size_t(d0 + k) * nt + std::size_t(i0);
+              }
+            }
+            tiny = tiny || !near_mutual(int(m), p.tx + i0, p.ty + i0, qt, int(g.n), g.x.data(),
+                                        g.y.data(), from, nb, kOrder, q, to, out);
+            d0 += nb;
+          }
+        }
+        for (std::int64_t i = i0; i < i0 + m && !mu; ++i) {
+          int d0 = 0;
+          for (int nb : batch) {
+            for (int k = 0; k < nb; ++k) {
               q[k] = kCharge ? g.channel(ch.q(d0 + k)) : nullptr;
               mx[k] = kDipole ? g.channel(ch.mx(d0 + k)) : nullptr;
               my[k] = kDipole ? g.channel(ch.my(d0 + k)) : nullptr;
             }
             tiny =
-                !near_batch(int(g.n), g.x.data(), g.y.data(), batch, kOrder, kCharge ? q : nullptr,
-                            kDipole ? mx : nullptr, kDipole ? my : nullptr, p.tx[i], p.ty[i], out);
+                !near_batch(int(g.n), g.x.data(), g.y.data(), nb, kOrder, kCharge ? q : nullptr,
+                            kDipole ? mx : nullptr, kDipole ? my : nullptr, p.tx[i], p.ty[i], res);
             if (tiny) break;
-            for (int k = 0; k < batch; ++k)
-              acc[std::size_t(d0 + k)] = {out[5 * k], out[5 * k + 1], out[5 * k + 2],
-                                          out[5 * k + 3], out[5 * k + 4]};
-            d0 += batch;
+            for (int k = 0; k < nb; ++k)
+              acc[std::size_t(d0 + k)] = {res[5 * k], res[5 * k + 1], res[5 * k + 2],
+                                          res[5 * k + 3], res[5 * k + 4]};
+            d0 += nb;
           }
           if (tiny) scalar_sums<kOrder, kCharge, kDipole>(g, ch, p.tx[i], p.ty[i], &acc);
-          for (int d = 0; d < ch.nd; ++d) {
-            const std::size_t k = std::size_t(d) * nt + std::size_t(i);
-            const PairSums& a = acc[std::size_t(d)];
-            phi_[k] = a.phi;
-            if (kOrder >= kField && p.field) {
-              ex_[k] = a.ex;
-              ey_[k] = a.ey;
-            }
-            if (kOrder >= kHessian) {
-              hxx_[k] = a.hxx;
-              hxy_[k] = a.hxy;
-            }
+          store(i, acc);
+        }
+        if (!mu) continue;
+        if (tiny) {
+          // A pair too close for the wide kernel: the leaf again through pair.hpp, both ways.
+          std::fill(back.begin(), back.end(), 0.0);
+          for (std::int64_t i = i0; i < i0 + m; ++i) {
+            scalar_sums<kOrder, kCharge, kDipole>(g, ch, p.tx[i], p.ty[i], &acc);
+            store(i, acc);
+            for (int d = 0; d < ch.nd; ++d)
+              for (std::size_t j = std::size_t(from); j < g.n; ++j) {
+                PairSums z;
+                accumulate_pair<kOrder, true, false>(g.x[j], g.y[j], p.tx[i], p.ty[i],
+                                                     tree_ch[std::size_t(ch.q(d))][i], 0, 0, &z);
+                const double zj[3] = {z.phi, z.ex, z.ey};
+                for (int s = 0; s < kSums; ++s)
+                  back[std::size_t(d * kSums + s) * width + (j - from)] += zj[s];
+              }
+          }
+        }
+        for (int s = 0; s < ch.nd * kSums; ++s)
+          std::copy_n(back.data() + std::size_t(s) * width, ups,
+                      back_.data() + std::size_t(s) * slots + std::size_t(mu->slot[b]));
+      }
+    }
+  }
+
+  // Target i's sums of every density into the tree-ordered outputs.
+  void store(std::int64_t i, const std::vector<PairSums>& acc) {
+    const NearFieldProblem& p = problem();
+    const std::size_t nt = p.n_targets;
+    for (int d = 0; d < ch_.nd; ++d) {
+      const std::size_t k = std::size_t(d) * nt + std::size_t(i);
+      const PairSums& a = acc[std::size_t(d)];
+      phi_[k] = a.phi;
+      if (p.field) {
+        ex_[k] = a.ex;
+        ey_[k] = a.ey;
+      }
+      if (p.hessian) {
+        hxx_[k] = a.hxx;
+        hxy_[k] = a.hxy;
+      }
+    }
+  }
+
+  // Each leaf's sums from its mutual leaves before it, from their slots, in increasing order of
+  // those leaves.
+  void add_mutual_slots(int threads) {
+    const NearFieldProblem& p = problem();
+    const NearField& near = *p.near;
+    const MutualPlan& mu = *mutual_;
+    const std::size_t nt = p.n_targets, slots = std::size_t(mu.slots);
+    const bool field = p.order() == kField;
+    const int sums = field ? 3 : 1;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
+    for (std::ptrdiff_t c = 0; c < std::ptrdiff_t(near.leaves()); ++c) {
+      const std::int64_t i0 = near.leaf_tgt[c], m = near.leaf_tgt[c + 1] - i0;
+      for (std::int64_t k = mu.down_begin[c]; k < mu.down_begin[c + 1]; ++k) {
+        const std::size_t slot = std::size_t(mu.down_slot[k]);
+        for (int d = 0; d < ch_.nd; ++d) {
+          double* out[3] = {phi_.data(), ex_.data(), ey_.data()};
+          for (int s = 0; s < sums; ++s) {
+            const double* from = back_.data() + std::size_t(d * sums + s) * slots + slot;
+            double* to = out[s] + std::size_t(d) * nt + std::size_t(i0);
+            for (std::int64_t i = 0; i < m; ++i) to[i] += from[i];
           }
         }
       }
@@ -212,11 +419,22 @@ class CpuBackend final : public NearFieldBackend {
   }
 
   Channels ch_;
+  std::unique_ptr<MutualPlan> mutual_;             // pairs summed both ways, or null
+  std::vector<double> back_;                       // its slots: sums x slots
   std::vector<double> w_;                          // channels, tree order
   std::vector<double> phi_, ex_, ey_, hxx_, hxy_;  // nd x targets, tree order
 };
 
 }  // namespace
+
+int cpu_mutual_sums(const EvaluationShape& s, bool self) {
+  // Pairs summed both ways (MutualPlan) where the targets are the sources and the sources are
+  // charges alone, for the potential or the field, while the slots stay within 3 sums a target
+  // and mutual neighbour (about 4 neighbours' targets a target at CT 32, 6.7 at CT 16): with more
+  // densities the log is already shared by a batch, and the slots would grow with them.
+  const int sums = s.densities * (s.order() == kPotential ? 1 : 3);
+  return self && s.charges && !s.dipoles && s.order() <= kField && sums <= 3 ? sums : 0;
+}
 
 std::unique_ptr<NearFieldBackend> make_cpu_backend() {
   return std::make_unique<CpuBackend>();
