@@ -158,6 +158,39 @@ void translate_impl(int n, int rows, int ld, const double* R, int cols,
   }
 }
 
+// A vector of pairs' terms (kernel/pair.hpp's, at the target (X, Y) from sources x[0..W)): 0.5 log
+// r2 (with kLog) and g = 1/d (with kG), 0 where not asked; tiny gains the lanes of pairs too close
+// for these formulas.
+template <class V>
+struct WidePair {
+  typename V::reg hl, gx, gy;
+};
+template <class V, bool kLog, bool kG>
+[[gnu::always_inline]] inline WidePair<V> wide_pair(typename V::reg X, typename V::reg Y,
+                                                    const double* x, const double* y,
+                                                    typename V::mask* tiny) {
+  typedef typename V::reg reg;
+  const reg one = V::set1(1.0), zero = V::zero();
+  const reg dx = V::sub(X, V::load(x)), dy = V::sub(Y, V::load(y));
+  const reg r2 = V::fma(dx, dx, V::mul(dy, dy));
+  // r2 below the smallest normal double: 1 instead (log 1 = 0, and g = 0 where dx = dy = 0, the
+  // skipped pair); a lane there with dx or dy not zero is a tiny-distance pair.
+  const typename V::mask small = V::lt(r2, V::set1(mlfma2d::kPairMinR2));
+  *tiny = V::mor(*tiny, V::mand(small, V::mor(V::ne(dx, zero), V::ne(dy, zero))));
+  const reg r2m = V::blend(small, one, r2);
+  WidePair<V> t{zero, zero, zero};
+  // 0.5 log r2 by the table (kernel/half_log.hpp), infinite where r2 is
+  if (kLog)
+    t.hl =
+        V::blend(V::lt(V::set1(__DBL_MAX__), r2m), V::set1(__builtin_inf()), half_log_of(V{}, r2m));
+  if (kG) {
+    const reg inv = V::div(one, r2m);
+    t.gx = V::mul(dx, inv);
+    t.gy = V::mul(V::sub(zero, dy), inv);
+  }
+  return t;
+}
+
 // The near field of a batch of densities at one target (WideKernels::near_batch): the pair's
 // terms once, then every density of the batch, as add_pair in kernel/pair.hpp does:
 //   phi += q hl + Re(m g);  f' = q g - m g^2;  f'' = -q g^2 + 2 m g^3;
@@ -170,29 +203,15 @@ bool near_batch_impl(int n, const double* x, const double* y, const double* cons
   constexpr bool kG = kD || kOrder >= 1, kG2 = (kD && kOrder >= 1) || kOrder >= 2,
                  kG3 = kD && kOrder >= 2;
   constexpr int kSums = kOrder == 0 ? 1 : kOrder == 1 ? 3 : 5;
-  const reg X = V::set1(tx), Y = V::set1(ty), one = V::set1(1.0), two = V::set1(2.0),
-            zero = V::zero(), min = V::set1(mlfma2d::kPairMinR2), big = V::set1(__DBL_MAX__),
-            inf = V::set1(__builtin_inf());
+  const reg X = V::set1(tx), Y = V::set1(ty), two = V::set1(2.0), zero = V::zero();
   reg acc[kBatch][kSums];
   for (int d = 0; d < kBatch; ++d)
     for (int c = 0; c < kSums; ++c) acc[d][c] = zero;
   typename V::mask tiny = V::lt(zero, zero);  // none
   for (int j = 0; j < n; j += V::W) {
-    const reg dx = V::sub(X, V::load(x + j)), dy = V::sub(Y, V::load(y + j));
-    const reg r2 = V::fma(dx, dx, V::mul(dy, dy));
-    // r2 below the smallest normal double: 1 instead (log 1 = 0, and g = 0 where dx = dy = 0,
-    // the skipped pair); a lane there with dx or dy not zero is a tiny-distance pair.
-    const typename V::mask small = V::lt(r2, min);
-    tiny = V::mor(tiny, V::mand(small, V::mor(V::ne(dx, zero), V::ne(dy, zero))));
-    const reg r2m = V::blend(small, one, r2);
-    reg hl = zero, gx = zero, gy = zero, g2x = zero, g2y = zero, g3x = zero, g3y = zero;
-    // 0.5 log r2 by the table (kernel/half_log.hpp), infinite where r2 is
-    if (kC) hl = V::blend(V::lt(big, r2m), inf, half_log_of(V{}, r2m));
-    if (kG) {
-      const reg inv = V::div(one, r2m);
-      gx = V::mul(dx, inv);
-      gy = V::mul(V::sub(zero, dy), inv);
-    }
+    const WidePair<V> t = wide_pair<V, kC, kG>(X, Y, x + j, y + j, &tiny);
+    const reg hl = t.hl, gx = t.gx, gy = t.gy;
+    reg g2x = zero, g2y = zero, g3x = zero, g3y = zero;
     if (kG2) {
       g2x = V::fms(gx, gx, V::mul(gy, gy));
       g2y = V::mul(two, V::mul(gx, gy));
@@ -248,7 +267,6 @@ bool near_batch_impl(int n, const double* x, const double* y, const double* cons
 // near_batch_impl's), then for each density the target's sums from the sources and, past
 // `from`, each source's from the target: the potential's term hl is symmetric, g = 1/d changes
 // sign, so source j gains E = (qt gx, -qt gy) where the target gains (-q gx, q gy).
-
 template <class V, int kBatch, int kOrder, bool kBack>
 [[gnu::always_inline]] inline void near_mutual_span(int j0, int j1, int from, const double* x,
                                                     const double* y, const double* const* q,
@@ -258,21 +276,9 @@ template <class V, int kBatch, int kOrder, bool kBack>
                                                     typename V::mask* tiny) {
   typedef typename V::reg reg;
   constexpr int kSums = kOrder == 0 ? 1 : 3;
-  const reg one = V::set1(1.0), zero = V::zero(), min = V::set1(mlfma2d::kPairMinR2),
-            big = V::set1(__DBL_MAX__), inf = V::set1(__builtin_inf());
   for (int j = j0; j < j1; j += V::W) {
-    const reg dx = V::sub(X, V::load(x + j)), dy = V::sub(Y, V::load(y + j));
-    const reg r2 = V::fma(dx, dx, V::mul(dy, dy));
-    const typename V::mask small = V::lt(r2, min);
-    *tiny = V::mor(*tiny, V::mand(small, V::mor(V::ne(dx, zero), V::ne(dy, zero))));
-    const reg r2m = V::blend(small, one, r2);
-    const reg hl = V::blend(V::lt(big, r2m), inf, half_log_of(V{}, r2m));
-    reg gx = zero, gy = zero;
-    if (kOrder >= 1) {
-      const reg inv = V::div(one, r2m);
-      gx = V::mul(dx, inv);
-      gy = V::mul(V::sub(zero, dy), inv);
-    }
+    const WidePair<V> t = wide_pair<V, true, (kOrder >= 1)>(X, Y, x + j, y + j, tiny);
+    const reg hl = t.hl, gx = t.gx, gy = t.gy;
 #pragma GCC unroll 8
     for (int d = 0; d < kBatch; ++d) {
       const reg qd = V::load(q[d] + j), Qd = Q[d];
