@@ -48,12 +48,13 @@ struct Gathered {
   void append(const NearFieldProblem& p, const Channels& ch,
               const std::vector<const double*>& tree_channels, const std::int64_t* range,
               std::int64_t count) {
-    for (std::int64_t k = 0; k < count; ++k) {
-      for (std::int64_t j = range[2 * k]; j < range[2 * k + 1]; ++j, ++n) {
-        x[n] = p.sx[j];
-        y[n] = p.sy[j];
-        for (int c = 0; c < ch.count(); ++c) w[c * cap + n] = tree_channels[c][j];
-      }
+    for (std::int64_t k = 0; k < count; ++k) {  // each array a run at a time
+      const std::int64_t lo = range[2 * k], len = range[2 * k + 1] - lo;
+      std::copy_n(p.sx + lo, len, x.data() + n);
+      std::copy_n(p.sy + lo, len, y.data() + n);
+      for (int c = 0; c < ch.count(); ++c)
+        std::copy_n(tree_channels[std::size_t(c)] + lo, len, w.data() + c * cap + n);
+      n += std::size_t(len);
     }
   }
   /// Padded to whole vectors: strength 0 at the first source's place contributes exactly 0, and
