@@ -2,8 +2,10 @@
 // a leaf, the sum over the sources of its near list (its source ranges), in tree order, for every
 // density at once. A leaf's near sources are gathered into contiguous arrays; a target's sum runs
 // over them 4 or 8 at a time (the wide kernels' near_batch, kernel/wide.hpp), each pair's terms
-// (kernel/pair.hpp: log r2 through glibc's vector log, g = 1/d and its powers) computed once for a
-// batch of up to 8 densities whose sums stay in registers.
+// (kernel/pair.hpp: 0.5 log r2 by the table of kernel/half_log.hpp, g = 1/d and its powers)
+// computed once for a batch of up to 8 densities whose sums stay in registers. In
+// self-evaluation with charges alone, adjacent leaves are summed both ways at once (MutualPlan,
+// near_mutual; docs/math.md 6.5).
 #include <algorithm>
 #include <memory>
 #include <vector>
