@@ -423,7 +423,7 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   }
   // keys + sorted + Crowding's depths, and 8 a point the measured peak held beyond them and the
   // two trees (about 4 at 3e6 uniform points, CT 16 built while CT 128 was the best:
-  // tests/memory_estimate.py, 2026-11-29)
+  // tests/memory_estimate.py; results/dev-machine/issue23-h/experiments.md)
   e.choose = 8 * (S + T) + sorted + 1 * (S + T) + 8 * (S + T) + two;
   // Kept from set-up on: the tree's index and coordinates per point (24), the permutations
   // between caller and tree order (8 per target, and per source with separate targets:
