@@ -14,6 +14,7 @@
 #include <sched.h>
 #endif
 
+#include "kernel/pair.hpp"
 #include "nearfield/backend.hpp"
 #include "runtime/placement.hpp"
 #include "tests/near_field_geometry.hpp"
@@ -351,6 +352,63 @@ TEST(Backends, OnlyResidentBackEndsStageTheirHostCopies) {
   cpu->evaluate(NearSources{q.data(), nullptr, nullptr}, NearOutputs{phi.data()}, nullptr);
   EXPECT_FALSE(std::isnan(phi[0])) << "an evaluation after a refused stage_in writes its outputs";
   for (int k = 0; k < 5; ++k) EXPECT_EQ(cpu->staged_result(k), nullptr);
+}
+
+// The cpu back end against every pair of the plan's near lists summed one at a time through
+// pair.hpp: in self-evaluation it sums adjacent leaves both ways at once (docs/math.md 6.5), the
+// rest (a leaf's own block, W boxes and X leaves moved into the near field) one way; each pair
+// must count once, for one density or three, the potential and the field, on adaptive trees
+// deep (CT 1, 5: W and X lists) and shallow.
+TEST(Backends, CpuSumsEveryPairOfTheNearListsOnce) {
+  for (const char* shape : {"clusters", "graded-polygon"}) {
+    SCOPED_TRACE(shape);
+    testing::for_each_tree(
+        shape, false, TreeKind::Adaptive, 5, {1, 5, 40}, {0}, {1500},
+        [&](const testing::Geometry& g) {
+          const NearFieldProblem& p = g.problem;
+          ASSERT_EQ(p.tx, p.sx) << "self-evaluation";
+          const NearField& near = g.plan.near;
+          const std::size_t nt = g.tree.n_targets(), ns = g.tree.n_sources();
+          for (int nd : {1, 3}) {
+            for (bool field : {false, true}) {
+              if (nd > 1 && field) continue;  // one way (more than 3 sums a target)
+              SCOPED_TRACE("nd " + std::to_string(nd) + (field ? ", field" : ""));
+              NearFieldProblem pr = p;
+              pr.densities = nd;
+              pr.field = field;
+              EXPECT_GT(cpu_mutual_sums(pr.shape(), true), 0) << "the pairs both ways apply";
+              std::vector<double> q(std::size_t(nd) * ns);
+              for (std::size_t k = 0; k < q.size(); ++k) q[k] = std::sin(0.7 * double(k) + 0.3);
+              const std::size_t no = std::size_t(nd) * nt;
+              std::vector<double> phi(no, NAN), ex(field ? no : 0, NAN), ey(field ? no : 0, NAN);
+              auto cpu = make_near_field_backend("cpu");
+              cpu->setup(pr);
+              cpu->evaluate(
+                  NearSources{q.data(), nullptr, nullptr},
+                  NearOutputs{phi.data(), field ? ex.data() : nullptr, field ? ey.data() : nullptr},
+                  nullptr);
+              std::vector<double> rphi(no), rex(no), rey(no);
+              for (std::size_t b = 0; b < near.leaves(); ++b)
+                for (std::int64_t i = near.leaf_tgt[b]; i < near.leaf_tgt[b + 1]; ++i)
+                  for (int d = 0; d < nd; ++d) {
+                    PairSums a;
+                    for (std::int64_t k = near.range_begin[b]; k < near.range_begin[b + 1]; ++k)
+                      for (std::int64_t j = near.range[2 * k]; j < near.range[2 * k + 1]; ++j)
+                        accumulate_pair<kField, true, false>(
+                            p.tx[i], p.ty[i], p.sx[j], p.sy[j],
+                            q[std::size_t(d) * ns + std::size_t(p.src_index[j])], 0, 0, &a);
+                    const std::size_t to = std::size_t(d) * nt + std::size_t(p.tgt_index[i]);
+                    rphi[to] = a.phi, rex[to] = a.ex, rey[to] = a.ey;
+                  }
+              EXPECT_LT(testing::rel_diff(phi, rphi), 1e-13);
+              if (field) {
+                EXPECT_LT(testing::rel_diff(ex, rex), 1e-13);
+                EXPECT_LT(testing::rel_diff(ey, rey), 1e-13);
+              }
+            }
+          }
+        });
+  }
 }
 
 }  // namespace
