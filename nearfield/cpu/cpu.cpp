@@ -80,9 +80,9 @@ struct MutualPlan {
   /// Per near leaf b: the source ranges of its near list outside its mutual leaves (itself
   /// included: its own pairs skip the coincident one), 2 per range, and their sources.
   std::vector<std::int64_t> one_begin, one_range, one_sources;
-  /// Per near leaf b: its mutual leaves c > b (ascending), whose targets are consecutive in
-  /// `back` from slot[b] on (up_sources of them).
-  std::vector<std::int64_t> up_begin, up_leaf, slot, up_sources;
+  /// Per near leaf b: the target ranges of its mutual leaves c > b (ascending), 2 per leaf,
+  /// whose targets are consecutive in `back` from slot[b] on (up_sources of them).
+  std::vector<std::int64_t> up_begin, up_range, slot, up_sources;
   /// Per near leaf c: where its targets' sums from each mutual leaf b < c start in `back`,
   /// ascending b.
   std::vector<std::int64_t> down_begin, down_slot;
@@ -102,7 +102,7 @@ struct MutualPlan {
       }
       return r[2 * a] <= lo && r[2 * a + 1] >= hi;
     };
-    std::vector<std::int64_t> starts;  // where each (b, c > b)'s sums start in `back`
+    std::vector<std::int64_t> up_leaf, starts;  // each (b, c > b)'s c, where its sums start
     one_begin.push_back(0);
     up_begin.push_back(0);
     for (std::int64_t b = 0; b < leaves; ++b) {
@@ -123,6 +123,8 @@ struct MutualPlan {
           at = t[c + 1];
           if (c > b) {
             up_leaf.push_back(c);
+            up_range.push_back(t[c]);
+            up_range.push_back(t[c + 1]);
             starts.push_back(slots);
             slots += t[c + 1] - t[c];
           }
@@ -142,14 +144,6 @@ struct MutualPlan {
     std::vector<std::int64_t> fill(down_begin.begin(), down_begin.end() - 1);
     for (std::size_t k = 0; k < starts.size(); ++k)
       down_slot[std::size_t(fill[std::size_t(up_leaf[k])]++)] = starts[k];
-  }
-  /// The mutual leaves' ranges of leaf b: [t[c], t[c + 1]) of each, 2 per range, into r.
-  void up_ranges(const NearField& near, std::int64_t b, std::vector<std::int64_t>* r) const {
-    r->clear();
-    for (std::int64_t k = up_begin[b]; k < up_begin[b + 1]; ++k) {
-      r->push_back(near.leaf_tgt[up_leaf[k]]);
-      r->push_back(near.leaf_tgt[up_leaf[k] + 1]);
-    }
   }
 };
 
@@ -176,7 +170,7 @@ class CpuBackend final : public NearFieldBackend {
     back_.clear();
     if (mutual_applies(p)) {
       mutual_ = std::make_unique<MutualPlan>(*p.near);
-      back_.resize(std::size_t(mutual_sums(p)) * std::size_t(mutual_->slots));
+      back_.resize(std::size_t(cpu_mutual_sums(p.shape(), true)) * std::size_t(mutual_->slots));
     }
   }
 
@@ -225,9 +219,6 @@ class CpuBackend final : public NearFieldBackend {
     const bool self = p.sx == p.tx && p.sy == p.ty && p.n_sources == p.n_targets;
     return cpu_mutual_sums(p.shape(), self) > 0;
   }
-  static int mutual_sums(const NearFieldProblem& p) {
-    return cpu_mutual_sums(p.shape(), true);
-  }
 
   void gather_channel(const double* caller, int c, int threads,
                       std::vector<const double*>* tree_ch) {
@@ -268,7 +259,6 @@ class CpuBackend final : public NearFieldBackend {
     {
       Gathered g;
       std::vector<PairSums> acc(std::size_t(ch.nd));
-      std::vector<std::int64_t> up;
       std::vector<double> back;
       double res[5 * 8];
       const double *q[8], *mx[8], *my[8], *qt[8];
@@ -279,14 +269,14 @@ class CpuBackend final : public NearFieldBackend {
         int from = 0;
         std::size_t ups = 0;
         if (mu) {
-          mu->up_ranges(near, b, &up);
           ups = std::size_t(mu->up_sources[b]);
           g.reset(ch, mu->one_sources[b] + mu->up_sources[b]);
           g.append(p, ch, tree_ch, mu->one_range.data() + 2 * mu->one_begin[b],
                    mu->one_begin[b + 1] - mu->one_begin[b]);
           g.pad(ch);
           from = int(g.n);
-          g.append(p, ch, tree_ch, up.data(), std::int64_t(up.size() / 2));
+          g.append(p, ch, tree_ch, mu->up_range.data() + 2 * mu->up_begin[b],
+                   mu->up_begin[b + 1] - mu->up_begin[b]);
           g.pad(ch);
           back.assign(std::size_t(ch.nd * kSums) * (g.n - from), 0.0);
         } else {
