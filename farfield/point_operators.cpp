@@ -235,29 +235,36 @@ void P2L(const Tree& tree, const Plan& plan, const Operators& ops, const FarSour
       for (std::int64_t k = x.begin[b]; k < x.begin[b + 1]; ++k) {
         const BoxRef c = x.box[k];
         const Level& lc = tree.at(c);
-        for (std::int64_t j = lc.src_begin[c.box]; j < lc.src_end[c.box]; ++j, ++at) {
-          const double vr = Tree::offset(tree.sx[j], tree.x0, hx, sz, inv_s);
-          const double vi = Tree::offset(tree.sy[j], tree.y0, hy, sz, inv_s);
+        const std::int64_t j0 = lc.src_begin[c.box], mc = lc.src_end[c.box] - j0;
+        const double *sx = tree.sx.data() + j0, *sy = tree.sy.data() + j0;
+#pragma omp simd
+        for (std::int64_t j = 0; j < mc; ++j) {
+          const double vr = Tree::offset(sx[j], tree.x0, hx, sz, inv_s);
+          const double vi = Tree::offset(sy[j], tree.y0, hy, sz, inv_s);
           const double v2 = vr * vr + vi * vi;
-          wr[at] = vr / v2;  // 1/v
-          wi[at] = -vi / v2;
-          lg[at] = v2;
-          for (int d = 0; d < nd; ++d) {
-            if (gq) gq[d * m + at] = s.q[d * ns + j];
-            if (gmx) {
-              gmx[d * m + at] = s.mx[d * ns + j];
-              gmy[d * m + at] = s.my[d * ns + j];
-            }
+          wr[at + j] = vr / v2;  // 1/v
+          wi[at + j] = -vi / v2;
+          lg[at + j] = v2;
+        }
+        for (int d = 0; d < nd; ++d) {
+          if (gq) std::copy_n(s.q + d * ns + j0, mc, gq + d * m + at);
+          if (gmx) {
+            std::copy_n(s.mx + d * ns + j0, mc, gmx + d * m + at);
+            std::copy_n(s.my + d * ns + j0, mc, gmy + d * m + at);
           }
         }
+        at += mc;
       }
       if (ps.charges) log_in_place(lg, std::size_t(m));
       ps.run(m, wr, wi, FarSources{gq, gmx, gmy}, std::size_t(m), 0);
       for (int d = 0; d < nd; ++d) {
         Complex* out = &e->local[l](0, b * nd + d);
         if (ps.charges) {
+          // A sum in vector lanes (this unit's width, fixed at build: the same bits every run).
           double b0 = 0;
-          for (std::int64_t j = 0; j < m; ++j) b0 += gq[d * m + j] * (0.5 * lg[j] + log_s);
+          const double* qd = gq + d * m;
+#pragma omp simd reduction(+ : b0)
+          for (std::int64_t j = 0; j < m; ++j) b0 += qd[j] * (0.5 * lg[j] + log_s);
           out[0] += b0;
           for (int k = 1; k <= p; ++k) out[k] -= ps.sum(d, k, 0) / double(k);
         }
