@@ -9,6 +9,7 @@
 #include "nearfield/backend.hpp"
 #include "nearfield/device.hpp"
 #include "runtime/timer.hpp"
+#include "solver/options.hpp"
 #include "solver/points.hpp"
 #include "tree/figures.hpp"
 #include "tree/plan.hpp"
@@ -53,8 +54,7 @@ std::size_t proc_bytes(const char* file, const std::string& key) {
 }  // namespace
 
 int cpu_mutual_sums(const Options& o, bool self) {
-  return cpu_mutual_sums(EvaluationShape{o.densities, o.charges, o.dipoles, o.field, o.hessian},
-                         self);
+  return cpu_mutual_sums(far_shape(o), self);
 }
 
 HostMemory host_memory() {

@@ -305,27 +305,29 @@ class CpuBackend final : public NearFieldBackend {
             d0 += nb;
           }
         }
-        for (std::int64_t i = i0; i < i0 + m && !mu; ++i) {
-          int d0 = 0;
-          for (int nb : batch) {
-            for (int k = 0; k < nb; ++k) {
-              q[k] = kCharge ? g.channel(ch.q(d0 + k)) : nullptr;
-              mx[k] = kDipole ? g.channel(ch.mx(d0 + k)) : nullptr;
-              my[k] = kDipole ? g.channel(ch.my(d0 + k)) : nullptr;
+        if (!mu) {  // each pair one way, target by target
+          for (std::int64_t i = i0; i < i0 + m; ++i) {
+            int d0 = 0;
+            for (int nb : batch) {
+              for (int k = 0; k < nb; ++k) {
+                q[k] = kCharge ? g.channel(ch.q(d0 + k)) : nullptr;
+                mx[k] = kDipole ? g.channel(ch.mx(d0 + k)) : nullptr;
+                my[k] = kDipole ? g.channel(ch.my(d0 + k)) : nullptr;
+              }
+              tiny = !near_batch(int(g.n), g.x.data(), g.y.data(), nb, kOrder,
+                                 kCharge ? q : nullptr, kDipole ? mx : nullptr,
+                                 kDipole ? my : nullptr, p.tx[i], p.ty[i], res);
+              if (tiny) break;
+              for (int k = 0; k < nb; ++k)
+                acc[std::size_t(d0 + k)] = {res[5 * k], res[5 * k + 1], res[5 * k + 2],
+                                            res[5 * k + 3], res[5 * k + 4]};
+              d0 += nb;
             }
-            tiny =
-                !near_batch(int(g.n), g.x.data(), g.y.data(), nb, kOrder, kCharge ? q : nullptr,
-                            kDipole ? mx : nullptr, kDipole ? my : nullptr, p.tx[i], p.ty[i], res);
-            if (tiny) break;
-            for (int k = 0; k < nb; ++k)
-              acc[std::size_t(d0 + k)] = {res[5 * k], res[5 * k + 1], res[5 * k + 2],
-                                          res[5 * k + 3], res[5 * k + 4]};
-            d0 += nb;
+            if (tiny) scalar_sums<kOrder, kCharge, kDipole>(g, ch, p.tx[i], p.ty[i], &acc);
+            store(i, acc);
           }
-          if (tiny) scalar_sums<kOrder, kCharge, kDipole>(g, ch, p.tx[i], p.ty[i], &acc);
-          store(i, acc);
+          continue;
         }
-        if (!mu) continue;
         if (tiny) {
           // A pair too close for the wide kernel: the leaf again through pair.hpp, both ways.
           std::fill(back.begin(), back.end(), 0.0);
