@@ -169,6 +169,20 @@ MLFMA2D_HD bool pair_terms(double dx, double dy, PairTerms* t, const HalfLog& ha
   return true;
 }
 
+/// Adds the reverse pair's contribution, the target's charge q at the source, to the source's
+/// sums (self-evaluation, charges alone, potential or field): the same terms with d -> -d, the
+/// log symmetric, g = 1/d changing sign (docs/math.md 6.5). add_pair's operations on the
+/// negated g, so a pair summed both ways gives what it gives one way at a time, bit for bit.
+template <int kOrder>
+MLFMA2D_HD void add_pair_back(const PairTerms& t, double q, PairSums* s) {
+  static_assert(kOrder <= kField, "charges summed both ways: the potential or the field");
+  s->phi += q * t.half_log;
+  if (kOrder >= kField) {
+    s->ex -= q * -t.gx;
+    s->ey += q * -t.gy;
+  }
+}
+
 /// Adds one pair's contribution for charge q and moment (mx, my) to the sums.
 template <int kOrder, bool kCharge, bool kDipole>
 MLFMA2D_HD void add_pair(const PairTerms& t, double q, double mx, double my, PairSums* s) {

@@ -133,8 +133,9 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
 // P2M's and L2P's cost per leaf in the model (fit_point_and_leaf); 8 = the translations' scalings
 // fused around their product (WideKernels::translate), tiles of 3 vectors; 9 = the cpu back
 // end's adjacent leaves summed both ways in self-evaluation (nearfield/cpu: MutualPlan); 10 =
-// P2L's gathered sources in vector loops (the W and X lists' cost).
-constexpr int kOperatorsRevision = 10;
+// P2L's gathered sources in vector loops (the W and X lists' cost); 11 = the shared back end's
+// adjacent leaves summed both ways in self-evaluation (nearfield/cuda/shared/mutual.hpp).
+constexpr int kOperatorsRevision = 11;
 
 namespace {
 

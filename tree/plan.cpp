@@ -339,4 +339,65 @@ Plan build_plan(const Tree& tree, int threads, const PlanOptions& options) {
   return Builder(tree, threads, options).build();
 }
 
+MutualLeaves mutual_leaves(const NearField& near) {
+  const std::int64_t leaves = std::int64_t(near.leaves());
+  const std::vector<std::int64_t>& t = near.leaf_tgt;
+  // Whether one range of c's list holds all of [lo, hi).
+  auto covers = [&](std::int64_t c, std::int64_t lo, std::int64_t hi) {
+    const std::int64_t* r = near.range.data() + 2 * near.range_begin[c];
+    std::int64_t a = 0, z = near.range_begin[c + 1] - near.range_begin[c];
+    if (z == 0) return false;
+    while (z - a > 1) {  // the last range starting at or before lo
+      const std::int64_t m = (a + z) / 2;
+      (r[2 * m] <= lo ? a : z) = m;
+    }
+    return r[2 * a] <= lo && r[2 * a + 1] >= hi;
+  };
+  MutualLeaves m;
+  m.begin.push_back(0);
+  for (std::int64_t b = 0; b < leaves; ++b) {
+    for (std::int64_t k = near.range_begin[b]; k < near.range_begin[b + 1]; ++k) {
+      const std::int64_t lo = near.range[2 * k], hi = near.range[2 * k + 1];
+      std::int64_t c = std::upper_bound(t.begin(), t.end(), lo) - t.begin() - 1;
+      for (; c < leaves && t[c] < hi; ++c) {
+        if (c == b || t[c] < lo || t[c + 1] > hi || t[c] == t[c + 1]) continue;
+        if (covers(c, t[b], t[b + 1])) m.leaf.push_back(c);
+      }
+    }
+    m.begin.push_back(std::int64_t(m.leaf.size()));
+  }
+  return m;
+}
+
+NearField one_way_near_field(const NearField& near, const MutualLeaves& m) {
+  const std::vector<std::int64_t>& t = near.leaf_tgt;
+  NearField out;
+  out.leaf_tgt = t;
+  out.range_begin.push_back(0);
+  for (std::size_t b = 0; b < near.leaves(); ++b) {
+    std::int64_t sources = 0;
+    auto one = [&](std::int64_t lo, std::int64_t hi) {
+      if (hi <= lo) return;
+      out.range.push_back(lo);
+      out.range.push_back(hi);
+      sources += hi - lo;
+    };
+    // The mutual leaves ascend, and their targets with them, each inside one range.
+    std::int64_t k = m.begin[b];
+    for (std::int64_t r = near.range_begin[b]; r < near.range_begin[b + 1]; ++r) {
+      std::int64_t at = near.range[2 * r];
+      const std::int64_t hi = near.range[2 * r + 1];
+      for (; k < m.begin[b + 1] && t[m.leaf[k]] < hi; ++k) {
+        one(at, t[m.leaf[k]]);
+        at = t[m.leaf[k] + 1];
+      }
+      one(at, hi);
+    }
+    out.range_begin.push_back(std::int64_t(out.range.size() / 2));
+    out.sources.push_back(sources);
+    out.pairs += std::uint64_t(sources) * std::uint64_t(near.targets(b));
+  }
+  return out;
+}
+
 }  // namespace mlfma2d

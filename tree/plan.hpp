@@ -96,4 +96,35 @@ struct Plan {
 
 Plan build_plan(const Tree& tree, int threads, const PlanOptions& options = {});
 
+/// \brief Self-evaluation (the targets are the sources): near leaves b != c are *mutual* when
+/// c's targets lie whole in one range of b's near list and b's in one of c's (adjacent leaves of
+/// the U lists: adjacency is mutual). Their pairs can be summed both ways at once, the pair's
+/// log and 1/d computed once (docs/math.md 6.5). Leaf b's mutual leaves are
+/// leaf[begin[b] .. begin[b+1]), ascending; the relation is symmetric.
+struct MutualLeaves {
+  std::vector<std::int64_t> begin;  ///< near leaves + 1
+  std::vector<std::int64_t> leaf;
+  std::int64_t of(std::size_t b) const { return begin[b + 1] - begin[b]; }
+};
+
+/// Every near leaf's mutual leaves.
+MutualLeaves mutual_leaves(const NearField& near);
+
+/// The mutual leaves for which keep(b, c) holds (keep must be symmetric in b and c).
+template <class Keep>
+MutualLeaves keep_mutual(const MutualLeaves& m, Keep&& keep) {
+  MutualLeaves out;
+  out.begin.push_back(0);
+  for (std::size_t b = 0; b + 1 < m.begin.size(); ++b) {
+    for (std::int64_t k = m.begin[b]; k < m.begin[b + 1]; ++k)
+      if (keep(std::int64_t(b), m.leaf[std::size_t(k)])) out.leaf.push_back(m.leaf[std::size_t(k)]);
+    out.begin.push_back(std::int64_t(out.leaf.size()));
+  }
+  return out;
+}
+
+/// The near field one way: each leaf's near list less the targets of its mutual leaves in `m`
+/// (summed both ways elsewhere); its ranges ascending and disjoint, sources and pairs recounted.
+NearField one_way_near_field(const NearField& near, const MutualLeaves& m);
+
 }  // namespace mlfma2d

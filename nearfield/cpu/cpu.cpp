@@ -78,8 +78,8 @@ struct Gathered {
 // adds after every leaf is done, in increasing b: the same order whatever the threads.
 struct MutualPlan {
   /// Per near leaf b: the source ranges of its near list outside its mutual leaves (itself
-  /// included: its own pairs skip the coincident one), 2 per range, and their sources.
-  std::vector<std::int64_t> one_begin, one_range, one_sources;
+  /// included: its own pairs skip the coincident one).
+  NearField one;
   /// Per near leaf b: the target ranges of its mutual leaves c > b (ascending), 2 per leaf,
   /// whose targets are consecutive in `back` from slot[b] on (up_sources of them).
   std::vector<std::int64_t> up_begin, up_range, slot, up_sources;
@@ -91,49 +91,22 @@ struct MutualPlan {
   explicit MutualPlan(const NearField& near) {
     const std::int64_t leaves = std::int64_t(near.leaves());
     const std::vector<std::int64_t>& t = near.leaf_tgt;
-    // Whether one range of c's list holds all of [lo, hi).
-    auto covers = [&](std::int64_t c, std::int64_t lo, std::int64_t hi) {
-      const std::int64_t* r = near.range.data() + 2 * near.range_begin[c];
-      std::int64_t a = 0, z = near.range_begin[c + 1] - near.range_begin[c];
-      if (z == 0) return false;
-      while (z - a > 1) {  // the last range starting at or before lo
-        const std::int64_t m = (a + z) / 2;
-        (r[2 * m] <= lo ? a : z) = m;
-      }
-      return r[2 * a] <= lo && r[2 * a + 1] >= hi;
-    };
+    const MutualLeaves m = mutual_leaves(near);
+    one = one_way_near_field(near, m);
     std::vector<std::int64_t> up_leaf, starts;  // each (b, c > b)'s c, where its sums start
-    one_begin.push_back(0);
     up_begin.push_back(0);
     for (std::int64_t b = 0; b < leaves; ++b) {
-      std::int64_t sources = 0;
-      auto one = [&](std::int64_t lo, std::int64_t hi) {
-        one_range.push_back(lo);
-        one_range.push_back(hi);
-        sources += hi - lo;
-      };
       slot.push_back(slots);
-      for (std::int64_t k = near.range_begin[b]; k < near.range_begin[b + 1]; ++k) {
-        const std::int64_t lo = near.range[2 * k], hi = near.range[2 * k + 1];
-        std::int64_t at = lo;
-        std::int64_t c = std::upper_bound(t.begin(), t.end(), lo) - t.begin() - 1;
-        for (; c < leaves && t[c] < hi; ++c) {
-          if (c == b || t[c] < lo || t[c + 1] > hi || !covers(c, t[b], t[b + 1])) continue;
-          if (t[c] > at) one(at, t[c]);
-          at = t[c + 1];
-          if (c > b) {
-            up_leaf.push_back(c);
-            up_range.push_back(t[c]);
-            up_range.push_back(t[c + 1]);
-            starts.push_back(slots);
-            slots += t[c + 1] - t[c];
-          }
-        }
-        if (at < hi) one(at, hi);
+      for (std::int64_t k = m.begin[b]; k < m.begin[b + 1]; ++k) {
+        const std::int64_t c = m.leaf[std::size_t(k)];
+        if (c < b) continue;
+        up_leaf.push_back(c);
+        up_range.push_back(t[c]);
+        up_range.push_back(t[c + 1]);
+        starts.push_back(slots);
+        slots += t[c + 1] - t[c];
       }
-      one_sources.push_back(sources);
       up_sources.push_back(slots - slot.back());
-      one_begin.push_back(std::int64_t(one_range.size() / 2));
       up_begin.push_back(std::int64_t(up_leaf.size()));
     }
     // The starts by the leaf whose targets they hold, each leaf's in ascending b.
@@ -216,8 +189,7 @@ class CpuBackend final : public NearFieldBackend {
   }
 
   static bool mutual_applies(const NearFieldProblem& p) {
-    const bool self = p.sx == p.tx && p.sy == p.ty && p.n_sources == p.n_targets;
-    return cpu_mutual_sums(p.shape(), self) > 0;
+    return cpu_mutual_sums(p.shape(), p.self()) > 0;
   }
 
   void gather_channel(const double* caller, int c, int threads,
@@ -270,9 +242,10 @@ class CpuBackend final : public NearFieldBackend {
         std::size_t ups = 0;
         if (mu) {
           ups = std::size_t(mu->up_sources[b]);
-          g.reset(ch, mu->one_sources[b] + mu->up_sources[b]);
-          g.append(p, ch, tree_ch, mu->one_range.data() + 2 * mu->one_begin[b],
-                   mu->one_begin[b + 1] - mu->one_begin[b]);
+          const NearField& one = mu->one;
+          g.reset(ch, one.sources[b] + mu->up_sources[b]);
+          g.append(p, ch, tree_ch, one.range.data() + 2 * one.range_begin[b],
+                   one.range_begin[b + 1] - one.range_begin[b]);
           g.pad(ch);
           from = int(g.n);
           g.append(p, ch, tree_ch, mu->up_range.data() + 2 * mu->up_begin[b],

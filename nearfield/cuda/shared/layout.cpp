@@ -207,7 +207,10 @@ bool fill_groups(const NearField& near, const std::vector<GroupInfo>& groups,
 }  // namespace
 
 SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile) {
-  const NearField& near = *p.near;
+  return shared_layout(p, *p.near, block, tile);
+}
+
+SharedLayout shared_layout(const NearFieldProblem& p, const NearField& near, int block, int tile) {
   const auto n_leaves = static_cast<std::int64_t>(near.leaves());
   const int team = team_size(p.threads);
   SharedLayout l;

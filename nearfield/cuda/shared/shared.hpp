@@ -86,6 +86,9 @@ struct SharedLayout {
 /// Build the layout. Groups are formed greedily within fixed runs of leaves (so the layout does
 /// not depend on the thread count).
 SharedLayout shared_layout(const NearFieldProblem& p, int block, int tile);
+/// The layout of `near` in place of the problem's near field (the same leaves and targets: the
+/// mutual path's one-way near field, mutual.hpp).
+SharedLayout shared_layout(const NearFieldProblem& p, const NearField& near, int block, int tile);
 
 /// The tile a problem's layout is built for: the least of the tiles of the kernels its passes
 /// run (density_batches()), so every multi-leaf group's union fits each of them.

@@ -1,0 +1,109 @@
+// The 'shared' back end's mutual path on the GPU (nearfield/cuda/shared/mutual.hpp): adjacent
+// leaves summed both ways against the cpu back end on sets and leaf capacities that take it, the
+// same bits on every run, and a device-memory budget that holds the one-way layout but not the
+// mutual slots (the path left out, the answer the same). Skips, with the reason, where no CUDA
+// device is found.
+#include <gtest/gtest.h>
+
+#ifdef MLFMA2D_WITH_CUDA
+
+#include <cstdint>
+#include <string>
+
+#include "nearfield/backend.hpp"
+#include "nearfield/cuda/common/cuda_common.hpp"
+#include "nearfield/cuda/shared/mutual.hpp"
+#include "tests/near_field_geometry.hpp"
+#include "tests/test_util.hpp"
+#include "tree/plan.hpp"
+#include "tree/tree.hpp"
+
+namespace mlfma2d {
+namespace {
+
+using testing::Geometry;
+using testing::rel_diff;
+using testing::Sums;
+constexpr std::uint64_t kSeed = 47;
+
+#define REQUIRE_CUDA_DEVICE()                                \
+  do {                                                       \
+    std::string why_;                                        \
+    if (cuda_device_count(&why_) == 0) GTEST_SKIP() << why_; \
+  } while (0)
+
+void expect_equivalent(const Sums& s, const Sums& ref, bool field) {
+  EXPECT_LE(rel_diff(s.phi, ref.phi), 1e-12);
+  if (field) {
+    EXPECT_LE(rel_diff(s.ex, ref.ex), 1e-12);
+    EXPECT_LE(rel_diff(s.ey, ref.ey), 1e-12);
+  }
+}
+
+struct Config {
+  std::string shape;
+  TreeKind kind;
+  int ct;
+  std::size_t n;
+};
+
+/// Uniform, clustered, graded and curve sets at leaf capacities whose leaves take the path
+/// (rounds of more than 128 targets at CT 512), potential and field.
+TEST(GpuMutual, SharedIsEquivalentToReferenceAndTheSameBitsEveryRun) {
+  REQUIRE_CUDA_DEVICE();
+  for (const Config& c : {Config{"uniform", TreeKind::Adaptive, 64, 40000},
+                          Config{"uniform", TreeKind::Adaptive, 512, 100000},
+                          Config{"uniform", TreeKind::Uniform, 200, 40000},
+                          Config{"clusters", TreeKind::Adaptive, 200, 60000},
+                          Config{"graded-polygon", TreeKind::Adaptive, 40, 40000},
+                          Config{"circle", TreeKind::Adaptive, 300, 40000}}) {
+    SCOPED_TRACE(c.shape + ", " + tree_kind_name(c.kind) + ", ct " + std::to_string(c.ct));
+    Geometry g;
+    ASSERT_TRUE(testing::try_geometry(&g, c.shape, c.n, false, c.ct, 0, kSeed, c.kind));
+    for (bool field : {false, true}) {
+      SCOPED_TRACE(field ? "field" : "potential");
+      NearFieldProblem p = g.problem;
+      p.field = field;
+      ASSERT_TRUE(cuda::shared_mutual_applies(p));
+      EXPECT_GT(cuda::mutual_layout(p).tasks(), 0);
+      const Sums s = testing::run_backend("shared", g, field);
+      expect_equivalent(s, testing::run_backend("cpu", g, field), field);
+      const Sums again = testing::run_backend("shared", g, field);
+      EXPECT_EQ(s.phi, again.phi);
+      EXPECT_EQ(s.ex, again.ex);
+      EXPECT_EQ(s.ey, again.ey);
+    }
+  }
+}
+
+/// A budget below the mutual path's slots but above the one-way layout: the back end sums
+/// every pair one way, within the budget, to the same answer.
+TEST(GpuMutual, ABudgetWithoutRoomForTheSlotsSumsOneWay) {
+  REQUIRE_CUDA_DEVICE();
+  Geometry g;
+  ASSERT_TRUE(
+      testing::try_geometry(&g, "uniform", 60000, false, 256, 0, kSeed, TreeKind::Adaptive));
+  NearFieldProblem p = g.problem;
+  p.field = true;
+  const cuda::MutualLayout m = cuda::mutual_layout(p);
+  ASSERT_GT(m.tasks(), 0);
+  const Sums with = testing::run_backend("shared", g, true);
+  const std::size_t slots = m.bytes(3) + 4 * g.tree.n_targets();
+  ASSERT_GT(with.timings.device_bytes, slots);
+  const std::size_t budget = with.timings.device_bytes - slots / 2;
+  const Sums without = testing::run_backend("shared", g, true, 0, budget);
+  EXPECT_LE(without.timings.device_bytes, budget);
+  expect_equivalent(without, with, true);
+  expect_equivalent(without, testing::run_backend("cpu", g, true), true);
+}
+
+}  // namespace
+}  // namespace mlfma2d
+
+#else  // MLFMA2D_WITH_CUDA
+
+TEST(GpuMutual, NeedCuda) {
+  GTEST_SKIP() << "built without CUDA";
+}
+
+#endif  // MLFMA2D_WITH_CUDA
