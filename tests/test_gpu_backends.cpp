@@ -20,6 +20,7 @@
 #include "nearfield/cuda/common/cuda_common.hpp"
 #include "nearfield/cuda/repetition/repetition.hpp"
 #include "nearfield/cuda/repetition_gpu/repetition_gpu.hpp"
+#include "tests/gpu_test_util.hpp"
 #include "tests/near_field_geometry.hpp"
 #include "tests/test_util.hpp"
 #include "tree/plan.hpp"
@@ -28,15 +29,10 @@
 namespace mlfma2d {
 namespace {
 
-#define REQUIRE_CUDA_DEVICE()                                \
-  do {                                                       \
-    std::string why_;                                        \
-    if (cuda_device_count(&why_) == 0) GTEST_SKIP() << why_; \
-  } while (0)
-
 using testing::Geometry;
 // This file's point sets (testing::try_geometry's seed).
 constexpr std::uint64_t kSeed = 41;
+using testing::expect_equivalent;
 using testing::rel_diff;
 using testing::Sums;
 
@@ -44,14 +40,6 @@ using testing::Sums;
 Sums run(const std::string& name, const Geometry& g, bool field, std::size_t chunk_targets = 0,
          std::size_t gpu_memory = 0) {
   return testing::run_backend(name, g, field, chunk_targets, gpu_memory);
-}
-
-void expect_equivalent(const Sums& s, const Sums& ref, bool field) {
-  EXPECT_LE(rel_diff(s.phi, ref.phi), 1e-12);
-  if (field) {
-    EXPECT_LE(rel_diff(s.ex, ref.ex), 1e-12);
-    EXPECT_LE(rel_diff(s.ey, ref.ey), 1e-12);
-  }
 }
 
 void expect_identical(const Sums& s, const Sums& ref) {
@@ -299,25 +287,6 @@ INSTANTIATE_TEST_SUITE_P(Backends, GpuBackendByName, ::testing::ValuesIn(device_
                            return identifier(info.param);
                          });
 
-/// 'shared' with multi-leaf groups, dense one-leaf groups and unions of several tiles.
-TEST(GpuShared, EveryGroupKindIsEquivalentToReference) {
-  REQUIRE_CUDA_DEVICE();
-  struct Config {
-    std::string shape;
-    int ct, offset;
-  };
-  // CT 200 at offset -2: leaves of ~1000 targets with E1 unions of several 1024-source tiles.
-  for (const Config& c :
-       {Config{"uniform", 15, 0}, Config{"uniform", 64, 0}, Config{"uniform", 200, -2},
-        Config{"clusters", 15, 0}, Config{"clusters", 200, 0}}) {
-    SCOPED_TRACE(c.shape + ", ct " + std::to_string(c.ct) + ", offset " + std::to_string(c.offset));
-    Geometry g;
-    ASSERT_TRUE(testing::try_geometry(&g, c.shape, 20000, false, c.ct, c.offset, kSeed));
-    for (bool field : {false, true})
-      expect_equivalent(run("shared", g, field), run("cpu", g, field), field);
-  }
-}
-
 /// 'repetition-gpu' builds on the GPU exactly the records 'repetition' collects on the host and
 /// sums them with the same kernel: identical results, chunked or not.
 TEST(GpuRepetitionGpu, IdenticalToRepetition) {
@@ -452,8 +421,7 @@ TEST_P(GpuDensityTest, StagedEvaluationLeavesTheSameBitsInPinnedMemory) {
     gpu->evaluate(s.sources(), plain.outputs(), &plain.timings);
     ASSERT_TRUE(gpu->stage_in(s.sources(), 4));
     gpu->evaluate(s.sources(), staged.outputs(), &staged.timings);
-    const std::vector<double>* want[5] = {&plain.phi, &plain.ex, &plain.ey, &plain.hxx,
-                                          &plain.hxy};
+    const std::vector<double>* want[5] = {&plain.phi, &plain.ex, &plain.ey, &plain.hxx, &plain.hxy};
     for (int k = 0; k < 5; ++k) {
       const double* r = gpu->staged_result(k);
       if (want[k]->empty()) {
@@ -463,9 +431,9 @@ TEST_P(GpuDensityTest, StagedEvaluationLeavesTheSameBitsInPinnedMemory) {
       ASSERT_NE(r, nullptr) << "output " << k;
       EXPECT_EQ(std::vector<double>(r, r + all), *want[k]) << "output " << k;
     }
-    EXPECT_TRUE(std::all_of(staged.phi.begin(), staged.phi.end(),
-                            [](double v) { return std::isnan(v); }))
-        << "a staged evaluation writes no caller array";
+    EXPECT_TRUE(std::all_of(staged.phi.begin(), staged.phi.end(), [](double v) {
+      return std::isnan(v);
+    })) << "a staged evaluation writes no caller array";
     gpu->evaluate(s.sources(), staged.outputs(), &staged.timings);
     EXPECT_EQ(gpu->staged_result(0), nullptr);
     EXPECT_EQ(staged.phi, plain.phi);

@@ -360,6 +360,7 @@ MutualLeaves mutual_leaves(const NearField& near) {
       const std::int64_t lo = near.range[2 * k], hi = near.range[2 * k + 1];
       std::int64_t c = std::upper_bound(t.begin(), t.end(), lo) - t.begin() - 1;
       for (; c < leaves && t[c] < hi; ++c) {
+        // (near leaves hold targets: an empty one would be no one's mutual leaf)
         if (c == b || t[c] < lo || t[c + 1] > hi || t[c] == t[c + 1]) continue;
         if (covers(c, t[b], t[b + 1])) m.leaf.push_back(c);
       }

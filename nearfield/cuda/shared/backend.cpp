@@ -123,9 +123,7 @@ class SharedBackend final : public cuda::CudaBackend {
     });
   }
 
-  cuda::ChargeIo* charge_io() override {
-    return &s_.r.io;
-  }
+  cuda::ChargeIo* charge_io() override { return &s_.r.io; }
 
   Figures figures() const override {
     return {s_.r.device_bytes(), 1, s_.r.stream.get()};

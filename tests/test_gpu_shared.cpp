@@ -1,4 +1,5 @@
-// The 'shared' back end's mutual path on the GPU (nearfield/cuda/shared/mutual.hpp): adjacent
+// The 'shared' back end's own paths on the GPU: its multi-leaf groups, dense one-leaf groups and
+// unions of several tiles; its mutual path (nearfield/cuda/shared/mutual.hpp), adjacent
 // leaves summed both ways against the cpu back end on sets and leaf capacities that take it, the
 // same bits on every run, and a device-memory budget that holds the one-way layout but not the
 // mutual slots (the path left out, the answer the same). Skips, with the reason, where no CUDA
@@ -11,8 +12,8 @@
 #include <string>
 
 #include "nearfield/backend.hpp"
-#include "nearfield/cuda/common/cuda_common.hpp"
 #include "nearfield/cuda/shared/mutual.hpp"
+#include "tests/gpu_test_util.hpp"
 #include "tests/near_field_geometry.hpp"
 #include "tests/test_util.hpp"
 #include "tree/plan.hpp"
@@ -21,24 +22,10 @@
 namespace mlfma2d {
 namespace {
 
+using testing::expect_equivalent;
 using testing::Geometry;
-using testing::rel_diff;
 using testing::Sums;
 constexpr std::uint64_t kSeed = 47;
-
-#define REQUIRE_CUDA_DEVICE()                                \
-  do {                                                       \
-    std::string why_;                                        \
-    if (cuda_device_count(&why_) == 0) GTEST_SKIP() << why_; \
-  } while (0)
-
-void expect_equivalent(const Sums& s, const Sums& ref, bool field) {
-  EXPECT_LE(rel_diff(s.phi, ref.phi), 1e-12);
-  if (field) {
-    EXPECT_LE(rel_diff(s.ex, ref.ex), 1e-12);
-    EXPECT_LE(rel_diff(s.ey, ref.ey), 1e-12);
-  }
-}
 
 struct Config {
   std::string shape;
@@ -97,12 +84,32 @@ TEST(GpuMutual, ABudgetWithoutRoomForTheSlotsSumsOneWay) {
   expect_equivalent(without, testing::run_backend("cpu", g, true), true);
 }
 
+/// 'shared' with multi-leaf groups, dense one-leaf groups and unions of several tiles.
+TEST(GpuShared, EveryGroupKindIsEquivalentToReference) {
+  REQUIRE_CUDA_DEVICE();
+  struct Config {
+    std::string shape;
+    int ct, offset;
+  };
+  // CT 200 at offset -2: leaves of ~1000 targets with E1 unions of several 1024-source tiles.
+  for (const Config& c :
+       {Config{"uniform", 15, 0}, Config{"uniform", 64, 0}, Config{"uniform", 200, -2},
+        Config{"clusters", 15, 0}, Config{"clusters", 200, 0}}) {
+    SCOPED_TRACE(c.shape + ", ct " + std::to_string(c.ct) + ", offset " + std::to_string(c.offset));
+    Geometry g;
+    ASSERT_TRUE(testing::try_geometry(&g, c.shape, 20000, false, c.ct, c.offset, kSeed));
+    for (bool field : {false, true})
+      expect_equivalent(testing::run_backend("shared", g, field),
+                        testing::run_backend("cpu", g, field), field);
+  }
+}
+
 }  // namespace
 }  // namespace mlfma2d
 
 #else  // MLFMA2D_WITH_CUDA
 
-TEST(GpuMutual, NeedCuda) {
+TEST(GpuShared, NeedCuda) {
   GTEST_SKIP() << "built without CUDA";
 }
 
