@@ -172,7 +172,8 @@ MLFMA2D_HD bool pair_terms(double dx, double dy, PairTerms* t, const HalfLog& ha
 /// Adds the reverse pair's contribution, the target's charge q at the source, to the source's
 /// sums (self-evaluation, charges alone, potential or field): the same terms with d -> -d, the
 /// log symmetric, g = 1/d changing sign (docs/math.md 6.5). add_pair's operations on the
-/// negated g, so a pair summed both ways gives what it gives one way at a time, bit for bit.
+/// negated g (negation is exact): each direction's contribution is the one-way pair's, bit for
+/// bit; only the order of the sums differs.
 template <int kOrder>
 MLFMA2D_HD void add_pair_back(const PairTerms& t, double q, PairSums* s) {
   static_assert(kOrder <= kField, "charges summed both ways: the potential or the field");

@@ -15,7 +15,7 @@
 //   combine  -- each target adds its slots, in increasing order of the partner leaf
 // Every slot has one writer and every sum a fixed order: the same bits every run. The host-side
 // layout and the kernel's per-lane step live here as plain C++ (MLFMA2D_HD), so
-// tests/test_fast_layout.cpp walks them on the host as the kernels do.
+// tests/test_mutual_layout.cpp walks them on the host as the kernels do.
 #include <cstdint>
 #include <vector>
 
@@ -32,9 +32,11 @@ constexpr int kMutualBlock = 128;
 constexpr int kMutualLanes = 32;
 
 /// A pair of mutual leaves is summed both ways when its lanes are this full: the kernel pays
-/// 32 x 32 pairs a chunk of each side, however few of them are real, and a pair both ways costs
-/// about 1.2 one-way pairs (the reverse sums' fused multiply-adds and shuffles), so below about
-/// 0.6 of the lanes the two one-way sums, whose groups pack small leaves, are cheaper.
+/// 32 x 32 pairs a chunk of each side, however few of them are real, and a pair both ways cost
+/// about 1.27 one-way pairs (the reverse sums' fused multiply-adds and shuffles; 1e6 uniform
+/// points at CT 512 on the H200 host, the kernel 6.15 -> 4.15 ms with 8 of each target's 9
+/// leaves mutual: results/h200/session-2026-11-29f/call1), so below about 1.27 / 2 of the lanes
+/// the two one-way sums, whose groups pack small leaves but lose lanes too, are cheaper.
 constexpr double kMutualMinLanes = 0.6;
 
 /// Whether the problem's near field takes the mutual path: self-evaluation, one density of
