@@ -46,8 +46,10 @@ struct NearFieldProblem {
   EvaluationShape shape() const { return {densities, charges, dipoles, field, hessian}; }
   /// The pair sums' order (kernel/pair.hpp): 2 with the Hessian, 1 with the field, else 0.
   int order() const { return shape().order(); }
-  /// Self-evaluation: the targets are the sources (the same tree-ordered arrays).
-  bool self() const { return sx == tx && sy == ty && n_sources == n_targets; }
+  /// Self-evaluation: the targets are the sources (the same tree-ordered arrays and permutation).
+  bool self() const {
+    return sx == tx && sy == ty && src_index == tgt_index && n_sources == n_targets;
+  }
   int threads = 0;                ///< host threads for collect/return; 0 = OpenMP default
   std::size_t gpu_memory = 0;     ///< device-memory budget, bytes; 0 = what is free
   std::size_t chunk_targets = 0;  ///< at most this many targets per chunk; 0 = automatic

@@ -81,6 +81,8 @@ class ChargeIo {
   const double* my_tree() const { return tree(kMy); }
   /// The device outputs in caller order (nd x n_targets each; null where not wanted).
   NearFieldOut out() const;
+  /// The caller index of each tree-ordered source (int32; in self-evaluation of each target).
+  const std::int32_t* src_index() const { return cptr<std::int32_t>(d_src_index_); }
 
  private:
   enum Kind { kCharge, kMx, kMy };

@@ -58,7 +58,7 @@ class SharedBackend final : public cuda::CudaBackend {
     cuda::SharedLayout l = layout(mu.tasks() > 0 ? mu.one : *p.near);
     std::size_t need = bytes(l);
     if (mu.tasks() > 0) {
-      const std::size_t with = need + mu.bytes(sums) + 4 * nt;
+      const std::size_t with = need + mu.bytes(sums);
       if (with <= budget) {
         need = with;
       } else {
@@ -114,8 +114,7 @@ class SharedBackend final : public cuda::CudaBackend {
       m.comb_n = r.upload(mu.comb_n, s);
       m.comb_partners = r.upload(mu.comb_partners, s);
       m.comb_slot = r.upload(mu.comb_slot, s);
-      const Array<std::int32_t> tgt_out = cuda::as_int32(p.tgt_index, nt, p.threads);
-      m.tgt_out = r.upload(tgt_out, s);
+      m.tgt_out = s_.r.io.src_index();  // self-evaluation: the targets' permutation too
       m.slot = r.allocate<double>(std::size_t(sums) * std::size_t(mu.slots));
       m.slots = mu.slots;
       m.tasks = mu.tasks();

@@ -70,8 +70,10 @@ struct MutualLayout {
   std::int64_t leaves() const { return static_cast<std::int64_t>(comb_t0.size()); }
   /// Device bytes of the layout's arrays and of the slots of `sums` sums.
   std::size_t bytes(int sums) const {
-    return std::size_t(tasks()) * 32 + std::size_t(leaves()) * 20 +
-           8 * std::size_t(sums) * std::size_t(slots);
+    constexpr std::size_t kTask = 4 * sizeof(std::int32_t) + 2 * sizeof(std::int64_t);
+    constexpr std::size_t kLeaf = 3 * sizeof(std::int32_t) + sizeof(std::int64_t);
+    return std::size_t(tasks()) * kTask + std::size_t(leaves()) * kLeaf +
+           sizeof(double) * std::size_t(sums) * std::size_t(slots);
   }
 };
 
@@ -108,7 +110,7 @@ struct MutualArrays {
   const std::int64_t *task_fwd = nullptr, *task_back = nullptr;
   const std::int32_t *comb_t0 = nullptr, *comb_n = nullptr, *comb_partners = nullptr;
   const std::int64_t* comb_slot = nullptr;
-  const std::int32_t* tgt_out = nullptr;  ///< caller index of each tree-ordered target
+  const std::int32_t* tgt_out = nullptr;  ///< caller index of each tree-ordered target (ChargeIo's)
   double* slot = nullptr;                 ///< sums x slots: sum s of slot k at s * slots + k
   std::int64_t slots = 0, tasks = 0, leaves = 0;
 };
