@@ -405,20 +405,25 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
     // + two 1 GiB record chunks
     resident = 8 * strengths * S + 8 * outputs * R + 2.0 * 1024 * 1024 * 1024;
   } else {  // cpu, and auto before it is chosen: charges and outputs in tree order, and the
-    // slots of the pairs summed both ways (about 4 neighbours' targets a target)
-    resident =
-        8 * strengths * S + 8 * outputs * R + 8 * 4.0 * tuning::cpu_mutual_sums(o, m.self) * R;
+    // slots of the pairs summed both ways (about 4 neighbours' targets a target; their Hessian
+    // sums the field as well, asked for or not)
+    const int mutual = tuning::cpu_mutual_sums(o, m.self);
+    const double unasked_field = mutual > 0 && o.hessian && !o.field ? 16 * nd * R : 0.0;
+    resident = 8 * strengths * S + 8 * outputs * R + 8 * 4.0 * mutual * R + unasked_field;
     device = false;
   }
   MemoryEstimate e;
   e.sort = m.self ? 64 * S : std::max(64 * S, 32 * S + 64 * T);
   // The choice keeps the best tree and plan so far while it builds the next: the largest such
   // pair in the order they were built (the two largest overall overstated it where the walk
-  // turns: CT 16 built while CT 128, not CT 32, was the best).
+  // turns: CT 16 built while CT 128, not CT 32, was the best). The best's gathered pairs (8 a
+  // pair) were freed when its plan was made, and the next plan's gathering reuses that heap:
+  // counting them as well put the estimate at 1.30-1.34 of the peak at 1e6 and 3e6 points where
+  // CT 8 was built while CT 32 was the best (an AVX2 EPYC of two cores, 2026-11-29).
   double two = 0;
   const TreeSize* best = nullptr;
   for (const TreeSize& t : m.candidates) {
-    two = std::max(two, tree_plan(t) + (best ? tree_plan(*best) : 0.0));
+    two = std::max(two, tree_plan(t) + (best ? tree_plan(*best) - 8 * best->m2l_pairs : 0.0));
     if (!best || t.predicted < best->predicted) best = &t;
   }
   // keys + sorted + Crowding's depths, and 8 a point the measured peak held beyond them and the

@@ -169,21 +169,6 @@ MLFMA2D_HD bool pair_terms(double dx, double dy, PairTerms* t, const HalfLog& ha
   return true;
 }
 
-/// Adds the reverse pair's contribution, the target's charge q at the source, to the source's
-/// sums (self-evaluation, charges alone, potential or field): the same terms with d -> -d, the
-/// log symmetric, g = 1/d changing sign (docs/math.md 6.5). add_pair's operations on the
-/// negated g (negation is exact): each direction's contribution is the one-way pair's, bit for
-/// bit; only the order of the sums differs.
-template <int kOrder>
-MLFMA2D_HD void add_pair_back(const PairTerms& t, double q, PairSums* s) {
-  static_assert(kOrder <= kField, "charges summed both ways: the potential or the field");
-  s->phi += q * t.half_log;
-  if (kOrder >= kField) {
-    s->ex -= q * -t.gx;
-    s->ey += q * -t.gy;
-  }
-}
-
 /// Adds one pair's contribution for charge q and moment (mx, my) to the sums.
 template <int kOrder, bool kCharge, bool kDipole>
 MLFMA2D_HD void add_pair(const PairTerms& t, double q, double mx, double my, PairSums* s) {
@@ -217,6 +202,21 @@ MLFMA2D_HD void add_pair(const PairTerms& t, double q, double mx, double my, Pai
     s->hxx += hr;
     s->hxy -= hi;
   }
+}
+
+/// Adds the reverse pair's contribution, the target's strengths (q, mx, my) at the source, to
+/// the source's sums (self-evaluation): the same terms with d -> -d, the log and g^2 even, g and
+/// g^3 odd (docs/math.md 6.5). add_pair on the negated odd terms (negation is exact, and so is
+/// every product of them): each direction's contribution is the one-way pair's, bit for bit;
+/// only the order of the sums differs.
+template <int kOrder, bool kCharge, bool kDipole>
+MLFMA2D_HD void add_pair_back(const PairTerms& t, double q, double mx, double my, PairSums* s) {
+  PairTerms r = t;
+  r.gx = -t.gx;
+  r.gy = -t.gy;
+  r.g3x = -t.g3x;
+  r.g3y = -t.g3y;
+  add_pair<kOrder, kCharge, kDipole>(r, q, mx, my, s);
 }
 
 /// One pair, one density: the terms and their contribution.

@@ -10,4 +10,8 @@ constexpr double kPairMinR2 = 2.2250738585072014e-308;
 constexpr double kPairScale = 4.149515568880993e180;
 constexpr double kPairLogScale = 415.88830833596717;
 
+/// The sums of a target and density at each order (PairOrder): phi; phi, E_x, E_y; and H_xx,
+/// H_xy as well (the field is summed whenever the Hessian is).
+constexpr int kPairSums[3] = {1, 3, 5};
+
 }  // namespace mlfma2d

@@ -52,12 +52,12 @@ struct WideKernels {
 
   /// The near field at m targets (tx, ty) over n sources (x, y) (n and `from` multiples of
   /// kWideLanes) of which those from `from` on are targets too (self-evaluation) and are summed
-  /// both ways: charges alone, order 0 or 1 (s = 1 or 3 sums: phi, E_x, E_y), `batch` densities
-  /// (at most kWideBatch[order]); q[d] the sources' charges of density d of the batch, qt[d]
-  /// the targets'. Target i's sums are written to out[s d + c][i] (the same bits as near_batch's
-  /// over these sources), and each source j >= from gains its sums from every target in
-  /// back[s d + c][j - from], target by target. Each pair's terms are computed once for both
-  /// directions. Coincident pairs add 0. False (out and back partly written) when a pair is
+  /// both ways: charges alone, order 0, 1 or 2 (s = kPairSums[order] sums: phi, E_x, E_y, H_xx,
+  /// H_xy), `batch` densities (at most kWideBatch[order]); q[d] the sources' charges of density
+  /// d of the batch, qt[d] the targets'. Target i's sums are written to out[s d + c][i] (the same
+  /// bits as near_batch's over these sources), and each source j >= from gains its sums from every
+  /// target in back[s d + c][j - from], target by target. Each pair's terms are computed once for
+  /// both directions. Coincident pairs add 0. False (out and back partly written) when a pair is
   /// closer than the smallest normal r2 allows but not coincident: the caller sums these targets
   /// and sources again through pair.hpp.
   bool (*near_mutual)(int m, const double* tx, const double* ty, const double* const* qt, int n,

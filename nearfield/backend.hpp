@@ -63,6 +63,10 @@ NearFieldProblem make_near_field_problem(const Tree& tree, const Plan& plan, con
 /// One evaluation's strengths (kernel/arrays.hpp), in the caller's source numbering (merged
 /// sources summed), nd x n_sources each; null for a kind the problem does not carry.
 using NearSources = StrengthArrays;
+/// \brief A staging back end's pinned strength arrays (NearFieldBackend::staging_buffers).
+struct StagingBuffers {
+  double *q = nullptr, *mx = nullptr, *my = nullptr;
+};
 /// Caller-order outputs, nd x n_targets each (overwritten): phi always; ex, ey when the problem
 /// wants the field, hxx, hxy when it wants the Hessian, else null.
 using NearOutputs = OutputArrays;
@@ -105,6 +109,12 @@ class NearFieldBackend {
   /// Output k (0 phi, 1 ex, 2 ey, 3 hxx, 4 hxy; nd x targets, caller order) of the last
   /// evaluation stage_in() began; null where it did not compute it.
   const double* staged_result(int k) const { return staged_output(k); }
+  /// Where stage_in() puts each kind of strength (pinned memory, caller order, nd x sources; null
+  /// for a kind not carried, and every kind of a back end that does not stage). A caller may
+  /// write a kind there itself, and pass these same pointers to stage_in() and evaluate(): such a
+  /// kind is then not copied (the dipoles' moments computed in place: one pass over 2 x 8 bytes
+  /// a source the fewer).
+  StagingBuffers staging_buffers() { return ready_ ? staging_area() : StagingBuffers{}; }
 
  protected:
   const NearFieldProblem& problem() const { return problem_; }
@@ -123,6 +133,7 @@ class NearFieldBackend {
   /// stage_in() and staged_result() of a back end that stages (checked arguments).
   virtual bool stage_strengths(const NearSources&, int /*threads*/) { return false; }
   virtual const double* staged_output(int /*k*/) const { return nullptr; }
+  virtual StagingBuffers staging_area() { return {}; }
   /// Throws InvalidInput when a kind of strength the problem carries is missing.
   void check_sources(const NearSources& s) const;
 

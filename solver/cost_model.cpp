@@ -134,8 +134,9 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
 // fused around their product (WideKernels::translate), tiles of 3 vectors; 9 = the cpu back
 // end's adjacent leaves summed both ways in self-evaluation (nearfield/cpu: MutualPlan); 10 =
 // P2L's gathered sources in vector loops (the W and X lists' cost); 11 = the shared back end's
-// adjacent leaves summed both ways in self-evaluation (nearfield/cuda/shared/mutual.hpp).
-constexpr int kOperatorsRevision = 11;
+// adjacent leaves summed both ways in self-evaluation (nearfield/cuda/shared/mutual.hpp); 12 =
+// those of dipoles and Hessians too (shared), and the cpu back end's of the Hessian.
+constexpr int kOperatorsRevision = 12;
 
 namespace {
 

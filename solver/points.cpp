@@ -300,19 +300,16 @@ const double* merged_rows(const PreparedPoints& p, const double* v, int nd,
 }
 
 void dipole_moments(const PreparedPoints& p, const double* strength, const double* vectors,
-                    bool per_density, int nd, std::vector<double>* mx, std::vector<double>* my,
-                    int threads) {
+                    bool per_density, int nd, double* mx, double* my, int threads) {
   const std::int64_t n = std::int64_t(p.caller_sources);
-  mx->resize(std::size_t(nd) * std::size_t(n));
-  my->resize(std::size_t(nd) * std::size_t(n));
   const double inv_s = std::ldexp(1.0, -p.scale_exponent);
 #pragma omp parallel for num_threads(team_size(threads)) schedule(static) collapse(2)
   for (int d = 0; d < nd; ++d) {
     for (std::int64_t j = 0; j < n; ++j) {
       const double* v = vectors + (per_density ? 2 * d * n : 0);
       const double ds = strength[d * n + j] * inv_s;
-      (*mx)[std::size_t(d * n + j)] = ds * v[j];
-      (*my)[std::size_t(d * n + j)] = ds * v[n + j];
+      mx[d * n + j] = ds * v[j];
+      my[d * n + j] = ds * v[n + j];
     }
   }
 }

@@ -115,12 +115,11 @@ void find_coincident_sources(const std::vector<double>& x, const std::vector<dou
 const double* merged_rows(const PreparedPoints& points, const double* v, int nd,
                           std::vector<double>* out, int threads);
 
-/// The dipoles' moments m = d v of nd densities (nd x caller_sources each; v: 2 x n, or
-/// nd x 2 x n per density), divided by the coordinates' scale S (exact: a power of two): in the
-/// tree's coordinates a dipole's potential is (m / S) . (u - v) / |u - v|^2.
+/// The dipoles' moments m = d v of nd densities (nd x caller_sources each, into mx and my; v:
+/// 2 x n, or nd x 2 x n per density), divided by the coordinates' scale S (exact: a power of
+/// two): in the tree's coordinates a dipole's potential is (m / S) . (u - v) / |u - v|^2.
 void dipole_moments(const PreparedPoints& points, const double* strength, const double* vectors,
-                    bool per_density, int nd, std::vector<double>* mx, std::vector<double>* my,
-                    int threads);
+                    bool per_density, int nd, double* mx, double* my, int threads);
 
 /// When scaled, for one density: potential += log S * (sum of the charges - the charge at the
 /// target's position) (q, the tree's charges, may be null: dipoles alone have no log S term),

@@ -253,9 +253,11 @@ struct Solver::Impl {
     // evaluation has this size (team_size says why).
     const bool device = near->runs_on_device();
     const int team = device ? std::max(1, threads - 1) : threads;
-    // The tree's strengths: merged sources carry the sum of theirs, dipoles their moments.
+    // The tree's strengths: merged sources carry the sum of theirs, dipoles their moments
+    // (beside a device, straight into its staging buffers: not copied there after).
     Strengths s;
-    timed(&t.strengths, [&] { s = arrays.caller_order(points, kinds(), in, team); });
+    const StagingBuffers to = device ? near->staging_buffers() : StagingBuffers{};
+    timed(&t.strengths, [&] { s = arrays.caller_order(points, kinds(), in, team, to.mx, to.my); });
 
     // Near field (P2P): the back end writes the caller-order outputs; the far field is added
     // after.

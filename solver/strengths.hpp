@@ -28,9 +28,12 @@ void check_outputs(bool field, bool hessian, const Outputs& out, const char* who
 class EvaluationArrays {
  public:
   /// The strengths as the tree's sources carry them, in the caller's order of the tree's
-  /// sources (merged sources summed, moments d v / S).
+  /// sources (merged sources summed, moments d v / S). The moments go to mx_to and my_to (nd x
+  /// sources each: a device back end's staging buffers, NearFieldBackend::staging_buffers) where
+  /// given and no sources are merged, else to arrays of its own.
   Strengths caller_order(const PreparedPoints& points, const SourceKinds& kinds,
-                         const Densities& in, int threads);
+                         const Densities& in, int threads, double* mx_to = nullptr,
+                         double* my_to = nullptr);
   /// The same in tree order, for the far field.
   FarSources tree_order(const Tree& tree, const Strengths& s, int nd, int threads);
   /// The far field's tree-order outputs: those of targets in leaves above level 3 zeroed, the

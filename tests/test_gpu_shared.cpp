@@ -1,8 +1,9 @@
 // The 'shared' back end's own paths on the GPU: its multi-leaf groups, dense one-leaf groups and
 // unions of several tiles; its mutual path (nearfield/cuda/shared/mutual.hpp), adjacent
-// leaves summed both ways against the cpu back end on sets and leaf capacities that take it, the
-// same bits on every run, and a device-memory budget that holds the one-way layout but not the
-// mutual slots (the path left out, the answer the same). Skips, with the reason, where no CUDA
+// leaves summed both ways against the cpu back end on sets and leaf capacities that take it
+// (every kind of sources and output), the same bits on every run, strengths written into the
+// staging buffers by the caller, and a device-memory budget that holds the one-way layout but not
+// the mutual slots (the path left out, the answer the same). Skips, with the reason, where no CUDA
 // device is found.
 #include <gtest/gtest.h>
 
@@ -63,6 +64,37 @@ TEST(GpuMutual, SharedIsEquivalentToReferenceAndTheSameBitsEveryRun) {
   }
 }
 
+/// Dipoles, charges and dipoles, the Hessian (with and without the field): the path against
+/// the cpu back end and the same bits on a second run, on uniform and clustered sets.
+TEST(GpuMutual, EveryKindAndOutputIsEquivalentToReferenceAndTheSameBitsEveryRun) {
+  REQUIRE_CUDA_DEVICE();
+  const testing::DensityCase cases[] = {
+      {1, true, false, true, true}, {1, true, false, false, true}, {1, false, true, false, false},
+      {1, false, true, true, true}, {1, true, true, false, false}, {1, true, true, true, false},
+      {1, true, true, true, true}};
+  for (const Config& c : {Config{"uniform", TreeKind::Adaptive, 256, 60000},
+                          Config{"clusters", TreeKind::Adaptive, 200, 60000}}) {
+    SCOPED_TRACE(c.shape + ", ct " + std::to_string(c.ct));
+    Geometry g;
+    ASSERT_TRUE(testing::try_geometry(&g, c.shape, c.n, false, c.ct, 0, kSeed, c.kind));
+    for (const testing::DensityCase& dc : cases) {
+      SCOPED_TRACE(testing::describe(dc));
+      const NearFieldProblem p = testing::density_problem(g, dc);
+      ASSERT_TRUE(cuda::shared_mutual_applies(p));
+      EXPECT_GT(cuda::mutual_layout(p).tasks(), 0);
+      const testing::Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kSeed);
+      const testing::DensitySums a = testing::run_backend("shared", g, dc, s);
+      testing::expect_density_equivalent(a, testing::run_backend("cpu", g, dc, s), 1);
+      const testing::DensitySums b = testing::run_backend("shared", g, dc, s);
+      EXPECT_EQ(a.phi, b.phi);
+      EXPECT_EQ(a.ex, b.ex);
+      EXPECT_EQ(a.ey, b.ey);
+      EXPECT_EQ(a.hxx, b.hxx);
+      EXPECT_EQ(a.hxy, b.hxy);
+    }
+  }
+}
+
 /// A budget below the mutual path's slots but above the one-way layout: the back end sums
 /// every pair one way, within the budget, to the same answer.
 TEST(GpuMutual, ABudgetWithoutRoomForTheSlotsSumsOneWay) {
@@ -82,6 +114,43 @@ TEST(GpuMutual, ABudgetWithoutRoomForTheSlotsSumsOneWay) {
   EXPECT_LE(without.timings.device_bytes, budget);
   expect_equivalent(without, with, true);
   expect_equivalent(without, testing::run_backend("cpu", g, true), true);
+}
+
+/// Strengths the caller wrote into the staging buffers itself (Solver::evaluate's dipole
+/// moments) are not copied again: evaluations from them, staged or not, give the bits of one
+/// from the caller's arrays; buffers for the kinds carried alone, none before set-up.
+TEST(GpuShared, StrengthsWrittenIntoTheStagingBuffersGiveTheSameBits) {
+  REQUIRE_CUDA_DEVICE();
+  Geometry g;
+  ASSERT_TRUE(
+      testing::try_geometry(&g, "clusters", 20000, false, 64, 0, kSeed, TreeKind::Adaptive));
+  const testing::DensityCase dc{2, true, true, true, false};
+  auto gpu = make_near_field_backend("shared");
+  EXPECT_EQ(gpu->staging_buffers().q, nullptr) << "before set-up";
+  gpu->setup(testing::density_problem(g, dc));
+  const StagingBuffers to = gpu->staging_buffers();
+  ASSERT_TRUE(to.q && to.mx && to.my);
+  const testing::Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kSeed);
+  const std::size_t all = std::size_t(dc.nd) * g.tree.n_targets();
+  testing::DensitySums plain(all, dc), again(all, dc), staged(all, dc);
+  gpu->evaluate(s.sources(), plain.outputs(), &plain.timings);
+  std::copy(s.mx.begin(), s.mx.end(), to.mx);
+  std::copy(s.my.begin(), s.my.end(), to.my);
+  const NearSources in{s.q.data(), to.mx, to.my};
+  gpu->evaluate(in, again.outputs(), &again.timings);
+  EXPECT_EQ(again.phi, plain.phi);
+  EXPECT_EQ(again.ex, plain.ex);
+  ASSERT_TRUE(gpu->stage_in(in, 4));
+  gpu->evaluate(in, staged.outputs(), &staged.timings);
+  const std::vector<double>* want[3] = {&plain.phi, &plain.ex, &plain.ey};
+  for (int k = 0; k < 3; ++k) {
+    const double* r = gpu->staged_result(k);
+    ASSERT_NE(r, nullptr) << "output " << k;
+    EXPECT_EQ(std::vector<double>(r, r + all), *want[k]) << "output " << k;
+  }
+  gpu->setup(testing::density_problem(g, {1, true, false, false, false}));
+  EXPECT_NE(gpu->staging_buffers().q, nullptr);
+  EXPECT_EQ(gpu->staging_buffers().mx, nullptr) << "charges alone";
 }
 
 /// 'shared' with multi-leaf groups, dense one-leaf groups and unions of several tiles.

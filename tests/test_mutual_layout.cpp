@@ -3,7 +3,7 @@
 // plan's near lists once; the mutual kernel walked on the host lane by lane (its per-lane step,
 // the element each lane takes, the lane the reverse sums come from after each step, the warps'
 // sums in order, the rounds adding to their slots) and the combine, after the one-way kernel,
-// give the cpu back end's sums; every slot written once.
+// give the cpu back end's sums for every kind of sources and output; every slot written once.
 #include <gtest/gtest.h>
 
 #ifdef MLFMA2D_WITH_CUDA
@@ -37,39 +37,46 @@ constexpr std::uint64_t kStrengthSeed = 7;
 constexpr int kWarps = kMutualBlock / kMutualLanes;
 
 /// The mutual kernel and the combine on the host, as the kernels run them: each task's rounds
-/// of b's targets, c's chunks of 32 staged (past c's end its first source, charge 0), 32 steps
-/// a chunk, the reverse sums moved between lanes after each; then each leaf's slots added to
-/// `out` (caller order), in order.
-template <int kOrder>
-void emulate_mutual(const Geometry& g, const cuda::MutualLayout& m, const std::vector<double>& q,
+/// of b's targets, c's chunks of 32 staged (past c's end its first source, strengths 0), 32
+/// steps a chunk, the reverse sums moved between lanes after each; then each leaf's slots added
+/// to `out` (caller order; the outputs asked for), in order.
+template <int kOrder, bool kCharge, bool kDipole>
+void emulate_mutual(const Geometry& g, const cuda::MutualLayout& m, const testing::TreeStrengths& w,
                     DensitySums* out) {
-  constexpr int kSums = kOrder == kPotential ? 1 : 3;
+  constexpr int kSums = kPairSums[kOrder];
   const double *sx = g.tree.sx.data(), *sy = g.tree.sy.data();
   const TableHalfLog log = testing::staged_half_log_table();
   std::vector<double> slot(std::size_t(kSums * m.slots), NAN);
-  auto sums = [](const PairSums& s, int k) { return k == 0 ? s.phi : k == 1 ? s.ex : s.ey; };
+  auto strengths = [&](std::int32_t j) {
+    cuda::PointStrengths s;
+    if (kCharge) s.q = w.q[std::size_t(j)];
+    if (kDipole) s.mx = w.mx[std::size_t(j)], s.my = w.my[std::size_t(j)];
+    return s;
+  };
   for (std::int64_t t = 0; t < m.tasks(); ++t) {
     const std::int32_t b0 = m.task_b0[t], nb = m.task_nb[t], c0 = m.task_c0[t], nc = m.task_nc[t];
     for (std::int32_t r0 = 0; r0 < nb; r0 += kMutualBlock) {
       const int warps = (std::min(nb - r0, kMutualBlock) + kMutualLanes - 1) / kMutualLanes;
       std::vector<PairSums> acc(kMutualBlock);
       for (std::int32_t j0 = 0; j0 < nc; j0 += kMutualLanes) {
-        double cx[kMutualLanes], cy[kMutualLanes], cq[kMutualLanes];
+        double cx[kMutualLanes], cy[kMutualLanes];
+        cuda::PointStrengths cw[kMutualLanes];
         for (int e = 0; e < kMutualLanes; ++e) {
           const bool real = j0 + e < nc;
           const std::int32_t j = c0 + (real ? j0 + e : 0);
-          cx[e] = sx[j], cy[e] = sy[j], cq[e] = real ? q[j] : 0.0;
+          cx[e] = sx[j], cy[e] = sy[j], cw[e] = real ? strengths(j) : cuda::PointStrengths{};
         }
         double part[kWarps][kSums][kMutualLanes];
-        for (int w = 0; w < warps; ++w) {
+        for (int wp = 0; wp < warps; ++wp) {
           PairSums back[kMutualLanes];
           for (int k = 0; k < kMutualLanes; ++k) {
             for (int lane = 0; lane < kMutualLanes; ++lane) {
-              const std::int32_t i = r0 + w * kMutualLanes + lane;
+              const std::int32_t i = r0 + wp * kMutualLanes + lane;
               const std::int32_t ti = b0 + (i < nb ? i : 0);
               const int e = cuda::mutual_element(lane, k);
-              cuda::mutual_step<kOrder>(sx[ti], sy[ti], i < nb ? q[ti] : 0.0, cx[e], cy[e], cq[e],
-                                        log, &acc[w * kMutualLanes + lane], &back[lane]);
+              cuda::mutual_step<kOrder, kCharge, kDipole>(
+                  sx[ti], sy[ti], i < nb ? strengths(ti) : cuda::PointStrengths{}, cx[e], cy[e],
+                  cw[e], log, &acc[wp * kMutualLanes + lane], &back[lane]);
             }
             PairSums moved[kMutualLanes];
             for (int lane = 0; lane < kMutualLanes; ++lane)
@@ -77,12 +84,12 @@ void emulate_mutual(const Geometry& g, const cuda::MutualLayout& m, const std::v
             std::copy(moved, moved + kMutualLanes, back);
           }
           for (int lane = 0; lane < kMutualLanes; ++lane)
-            for (int s = 0; s < kSums; ++s) part[w][s][lane] = sums(back[lane], s);
+            for (int s = 0; s < kSums; ++s) part[wp][s][lane] = cuda::mutual_sum(back[lane], s);
         }
         for (int e = 0; e < kMutualLanes && j0 + e < nc; ++e) {
           for (int s = 0; s < kSums; ++s) {
             double v = part[0][s][e];
-            for (int w = 1; w < warps; ++w) v += part[w][s][e];
+            for (int wp = 1; wp < warps; ++wp) v += part[wp][s][e];
             double& to = slot[std::size_t(s * m.slots + m.task_back[t] + j0 + e)];
             if (r0 == 0) EXPECT_TRUE(std::isnan(to)) << "slot written twice";
             to = r0 == 0 ? v : to + v;
@@ -93,11 +100,12 @@ void emulate_mutual(const Geometry& g, const cuda::MutualLayout& m, const std::v
         for (int s = 0; s < kSums; ++s) {
           double& to = slot[std::size_t(s * m.slots + m.task_fwd[t] + i)];
           EXPECT_TRUE(std::isnan(to)) << "slot written twice";
-          to = sums(acc[std::size_t(i - r0)], s);
+          to = cuda::mutual_sum(acc[std::size_t(i - r0)], s);
         }
       }
     }
   }
+  std::vector<double>* outputs[5] = {&out->phi, &out->ex, &out->ey, &out->hxx, &out->hxy};
   for (std::int64_t k = 0; k < m.leaves(); ++k) {
     const std::int32_t n = m.comb_n[k];
     for (std::int32_t i = 0; i < n; ++i) {
@@ -105,9 +113,9 @@ void emulate_mutual(const Geometry& g, const cuda::MutualLayout& m, const std::v
       for (std::int32_t p = 0; p < m.comb_partners[k]; ++p)
         for (int s = 0; s < kSums; ++s)
           v[s] += slot[std::size_t(s * m.slots + m.comb_slot[k] + std::int64_t(p) * n + i)];
-      const std::int64_t to = g.tree.tgt_index()[m.comb_t0[k] + i];
-      out->phi[std::size_t(to)] += v[0];
-      if (kSums == 3) out->ex[std::size_t(to)] += v[1], out->ey[std::size_t(to)] += v[2];
+      const auto to = std::size_t(g.tree.tgt_index()[m.comb_t0[k] + i]);
+      for (int s = 0; s < kSums; ++s)
+        if (!outputs[s]->empty()) (*outputs[s])[to] += v[s];
     }
   }
   for (double v : slot) ASSERT_FALSE(std::isnan(v)) << "a slot never written";
@@ -127,8 +135,15 @@ void check_cover(const Geometry& g, const cuda::MutualLayout& m) {
   EXPECT_EQ(m.one.leaf_tgt, near.leaf_tgt);
 }
 
+/// Every kind of sources and output the path takes (one density).
+const DensityCase kCases[] = {
+    {1, true, false, false, false}, {1, true, false, true, false},  {1, true, false, true, true},
+    {1, true, false, false, true},  {1, false, true, false, false}, {1, false, true, true, true},
+    {1, true, true, false, false},  {1, true, true, true, false},   {1, true, true, false, true}};
+
 /// The mutual path (one-way kernel, mutual kernel, combine) on the host against the cpu back
-/// end, potential and field, on uniform, clustered and graded sets whose leaves take it.
+/// end, every kind of sources and output, on uniform, clustered, graded and curve sets whose
+/// leaves take it.
 TEST(MutualLayout, EmulationIsEquivalentToReference) {
   struct Config {
     std::string shape;
@@ -144,9 +159,8 @@ TEST(MutualLayout, EmulationIsEquivalentToReference) {
     SCOPED_TRACE(c.shape + ", " + tree_kind_name(c.kind) + ", ct " + std::to_string(c.ct));
     Geometry g;
     ASSERT_TRUE(testing::try_geometry(&g, c.shape, 6000, false, c.ct, 0, kSeed, c.kind));
-    for (bool field : {false, true}) {
-      SCOPED_TRACE(field ? "field" : "potential");
-      const DensityCase dc{1, true, false, field, false};
+    for (const DensityCase& dc : kCases) {
+      SCOPED_TRACE(testing::describe(dc));
       const NearFieldProblem p = testing::density_problem(g, dc);
       ASSERT_TRUE(cuda::shared_mutual_applies(p));
       const cuda::MutualLayout m = cuda::mutual_layout(p);
@@ -157,27 +171,28 @@ TEST(MutualLayout, EmulationIsEquivalentToReference) {
           cuda::shared_layout(p, m.one, cuda::kSharedBlock, cuda::shared_layout_tile(p));
       DensitySums out = testing::emulate_shared(g, l, dc, s);
       const testing::TreeStrengths w(g, s, 1);
-      if (field)
-        emulate_mutual<kField>(g, m, w.q, &out);
-      else
-        emulate_mutual<kPotential>(g, m, w.q, &out);
+      dispatch_pair(p.order(), dc.charges, dc.dipoles, [&](auto o, auto q, auto d) {
+        emulate_mutual<decltype(o)::value, decltype(q)::value, decltype(d)::value>(g, m, w, &out);
+      });
       testing::expect_density_equivalent(out, testing::run_backend("cpu", g, dc, s), 1);
     }
   }
   EXPECT_GT(tasks, 0) << "no set took the mutual path";
 }
 
-/// Where it does not apply: separate targets, dipoles, several densities, the Hessian.
-TEST(MutualLayout, OnlySelfEvaluationOfOneDensityOfCharges) {
+/// Where it does not apply: separate targets, several densities.
+TEST(MutualLayout, OnlySelfEvaluationOfOneDensity) {
   Geometry self, apart;
   ASSERT_TRUE(testing::try_geometry(&self, "uniform", 3000, false, 64, 0, kSeed));
   ASSERT_TRUE(testing::try_geometry(&apart, "uniform", 3000, true, 64, 0, kSeed));
-  EXPECT_TRUE(cuda::shared_mutual_applies(testing::density_problem(self, {1, true, false, true})));
-  EXPECT_FALSE(cuda::shared_mutual_applies(testing::density_problem(apart, {1, true, false})));
-  EXPECT_FALSE(cuda::shared_mutual_applies(testing::density_problem(self, {1, true, true})));
-  EXPECT_FALSE(cuda::shared_mutual_applies(testing::density_problem(self, {2, true, false})));
-  EXPECT_FALSE(
-      cuda::shared_mutual_applies(testing::density_problem(self, {1, true, false, true, true})));
+  for (const DensityCase& dc : kCases) {
+    SCOPED_TRACE(testing::describe(dc));
+    EXPECT_TRUE(cuda::shared_mutual_applies(testing::density_problem(self, dc)));
+    EXPECT_FALSE(cuda::shared_mutual_applies(testing::density_problem(apart, dc)));
+    DensityCase two = dc;
+    two.nd = 2;
+    EXPECT_FALSE(cuda::shared_mutual_applies(testing::density_problem(self, two)));
+  }
 }
 
 }  // namespace

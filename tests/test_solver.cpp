@@ -352,14 +352,19 @@ TEST(Backends, OnlyResidentBackEndsStageTheirHostCopies) {
   cpu->evaluate(NearSources{q.data(), nullptr, nullptr}, NearOutputs{phi.data()}, nullptr);
   EXPECT_FALSE(std::isnan(phi[0])) << "an evaluation after a refused stage_in writes its outputs";
   for (int k = 0; k < 5; ++k) EXPECT_EQ(cpu->staged_result(k), nullptr);
+  EXPECT_EQ(cpu->staging_buffers().q, nullptr) << "no staging buffers";
 }
 
 // The cpu back end against every pair of the plan's near lists summed one at a time through
 // pair.hpp: in self-evaluation it sums adjacent leaves both ways at once (docs/math.md 6.5), the
 // rest (a leaf's own block, W boxes and X leaves moved into the near field) one way; each pair
-// must count once, for one density or three, the potential and the field, on adaptive trees
-// deep (CT 1, 5: W and X lists) and shallow.
+// must count once, for one density or three, the potential, the field and the Hessian (with the
+// field and without), on adaptive trees deep (CT 1, 5: W and X lists) and shallow.
 TEST(Backends, CpuSumsEveryPairOfTheNearListsOnce) {
+  struct Case {
+    int nd;
+    bool field, hessian;
+  };
   for (const char* shape : {"clusters", "graded-polygon"}) {
     SCOPED_TRACE(shape);
     testing::for_each_tree(
@@ -369,42 +374,50 @@ TEST(Backends, CpuSumsEveryPairOfTheNearListsOnce) {
           ASSERT_EQ(p.tx, p.sx) << "self-evaluation";
           const NearField& near = g.plan.near;
           const std::size_t nt = g.tree.n_targets(), ns = g.tree.n_sources();
-          for (int nd : {1, 3}) {
-            for (bool field : {false, true}) {
-              if (nd > 1 && field) continue;  // one way (more than 3 sums a target)
-              SCOPED_TRACE("nd " + std::to_string(nd) + (field ? ", field" : ""));
-              NearFieldProblem pr = p;
-              pr.densities = nd;
-              pr.field = field;
-              EXPECT_GT(cpu_mutual_sums(pr.shape(), true), 0) << "the pairs both ways apply";
-              std::vector<double> q(std::size_t(nd) * ns);
-              for (std::size_t k = 0; k < q.size(); ++k) q[k] = std::sin(0.7 * double(k) + 0.3);
-              const std::size_t no = std::size_t(nd) * nt;
-              std::vector<double> phi(no, NAN), ex(field ? no : 0, NAN), ey(field ? no : 0, NAN);
-              auto cpu = make_near_field_backend("cpu");
-              cpu->setup(pr);
-              cpu->evaluate(
-                  NearSources{q.data(), nullptr, nullptr},
-                  NearOutputs{phi.data(), field ? ex.data() : nullptr, field ? ey.data() : nullptr},
-                  nullptr);
-              std::vector<double> rphi(no), rex(no), rey(no);
-              for (std::size_t b = 0; b < near.leaves(); ++b)
-                for (std::int64_t i = near.leaf_tgt[b]; i < near.leaf_tgt[b + 1]; ++i)
-                  for (int d = 0; d < nd; ++d) {
-                    PairSums a;
-                    for (std::int64_t k = near.range_begin[b]; k < near.range_begin[b + 1]; ++k)
-                      for (std::int64_t j = near.range[2 * k]; j < near.range[2 * k + 1]; ++j)
-                        accumulate_pair<kField, true, false>(
-                            p.tx[i], p.ty[i], p.sx[j], p.sy[j],
-                            q[std::size_t(d) * ns + std::size_t(p.src_index[j])], 0, 0, &a);
-                    const std::size_t to = std::size_t(d) * nt + std::size_t(p.tgt_index[i]);
-                    rphi[to] = a.phi, rex[to] = a.ex, rey[to] = a.ey;
-                  }
-              EXPECT_LT(testing::rel_diff(phi, rphi), 1e-13);
-              if (field) {
-                EXPECT_LT(testing::rel_diff(ex, rex), 1e-13);
-                EXPECT_LT(testing::rel_diff(ey, rey), 1e-13);
-              }
+          // (nd 3 with the field: one way, more than 3 sums a target)
+          for (const Case& c : {Case{1, false, false}, Case{3, false, false}, Case{1, true, false},
+                                Case{1, true, true}, Case{1, false, true}}) {
+            const int nd = c.nd;
+            SCOPED_TRACE("nd " + std::to_string(nd) + (c.field ? ", field" : "") +
+                         (c.hessian ? ", Hessian" : ""));
+            NearFieldProblem pr = p;
+            pr.densities = nd;
+            pr.field = c.field;
+            pr.hessian = c.hessian;
+            EXPECT_GT(cpu_mutual_sums(pr.shape(), true), 0) << "the pairs both ways apply";
+            std::vector<double> q(std::size_t(nd) * ns);
+            for (std::size_t k = 0; k < q.size(); ++k) q[k] = std::sin(0.7 * double(k) + 0.3);
+            const std::size_t no = std::size_t(nd) * nt, nf = c.field ? no : 0,
+                              nh = c.hessian ? no : 0;
+            std::vector<double> phi(no, NAN), ex(nf, NAN), ey(nf, NAN), hxx(nh, NAN), hxy(nh, NAN);
+            auto at = [](std::vector<double>& v) { return v.empty() ? nullptr : v.data(); };
+            auto cpu = make_near_field_backend("cpu");
+            cpu->setup(pr);
+            cpu->evaluate(NearSources{q.data(), nullptr, nullptr},
+                          NearOutputs{phi.data(), at(ex), at(ey), at(hxx), at(hxy)}, nullptr);
+            std::vector<double> r[5];
+            for (std::vector<double>& v : r) v.resize(no);
+            for (std::size_t b = 0; b < near.leaves(); ++b)
+              for (std::int64_t i = near.leaf_tgt[b]; i < near.leaf_tgt[b + 1]; ++i)
+                for (int d = 0; d < nd; ++d) {
+                  PairSums a;
+                  for (std::int64_t k = near.range_begin[b]; k < near.range_begin[b + 1]; ++k)
+                    for (std::int64_t j = near.range[2 * k]; j < near.range[2 * k + 1]; ++j)
+                      accumulate_pair<kHessian, true, false>(
+                          p.tx[i], p.ty[i], p.sx[j], p.sy[j],
+                          q[std::size_t(d) * ns + std::size_t(p.src_index[j])], 0, 0, &a);
+                  const std::size_t to = std::size_t(d) * nt + std::size_t(p.tgt_index[i]);
+                  r[0][to] = a.phi, r[1][to] = a.ex, r[2][to] = a.ey;
+                  r[3][to] = a.hxx, r[4][to] = a.hxy;
+                }
+            EXPECT_LT(testing::rel_diff(phi, r[0]), 1e-13);
+            if (c.field) {
+              EXPECT_LT(testing::rel_diff(ex, r[1]), 1e-13);
+              EXPECT_LT(testing::rel_diff(ey, r[2]), 1e-13);
+            }
+            if (c.hessian) {
+              EXPECT_LT(testing::rel_diff(hxx, r[3]), 1e-13);
+              EXPECT_LT(testing::rel_diff(hxy, r[4]), 1e-13);
             }
           }
         });

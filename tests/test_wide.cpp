@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel/pair_constants.hpp"
 #include "kernel/wide.hpp"
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
@@ -241,9 +242,9 @@ TEST(Wide, NearMutualSumsBothWays) {
   for (int bits : {256, 512}) {
     const WideKernels* k = wide_kernels_of(bits);
     if (!k) continue;
-    for (int order = 0; order <= 1; ++order)
+    for (int order = 0; order <= 2; ++order)
       for (int batch = 1; batch <= kWideBatch[order]; batch *= 2) {
-        const int sums = order == 0 ? 1 : 3;
+        const int sums = kPairSums[order];
         const std::string at = "bits " + std::to_string(bits) + " order " + std::to_string(order) +
                                " batch " + std::to_string(batch);
         std::vector<std::vector<double>> out(std::size_t(sums * batch), std::vector<double>(m)),

@@ -71,7 +71,7 @@ struct Gathered {
   const double* channel(int c) const { return w.data() + std::size_t(c) * cap; }
 };
 
-// Self-evaluation with charges alone (potential, or potential and field): two leaves each in the
+// Self-evaluation with charges alone (potential, field, Hessian): two leaves each in the
 // other's near list (the U lists: adjacency is mutual) are summed once for both directions, the
 // pair's log and 1/d computed once (WideKernels::near_mutual; docs/math.md 6.5). Leaf b sums
 // its mutual leaves c > b; the sums c's targets gain from b go to c's slot of `back`, which c
@@ -131,7 +131,9 @@ class CpuBackend final : public NearFieldBackend {
     w_.resize(std::size_t(ch_.count()) * p.n_sources);
     const std::size_t out = std::size_t(p.densities) * p.n_targets;
     phi_.resize(out);
-    if (p.field) {
+    // (the field's sums as well where the pairs both ways sum the Hessian: near_mutual writes
+    // every sum of its order)
+    if (p.field || (p.hessian && mutual_applies(p))) {
       ex_.resize(out);
       ey_.resize(out);
     }
@@ -223,8 +225,8 @@ class CpuBackend final : public NearFieldBackend {
     const auto near_batch = wide_kernels().near_batch;
     const auto near_mutual = wide_kernels().near_mutual;
     const std::vector<int> batch = batches(ch.nd, kOrder);
-    constexpr bool kMutual = kCharge && !kDipole && kOrder <= kField;
-    constexpr int kSums = kOrder == kPotential ? 1 : 3;
+    constexpr bool kMutual = kCharge && !kDipole;
+    constexpr int kSums = kPairSums[kOrder];
     const MutualPlan* mu = kMutual ? mutual_.get() : nullptr;
     const std::size_t slots = mu ? std::size_t(mu->slots) : 0;
 #pragma omp parallel num_threads(threads)
@@ -234,7 +236,7 @@ class CpuBackend final : public NearFieldBackend {
       std::vector<double> back;
       double res[5 * 8];
       const double *q[8], *mx[8], *my[8], *qt[8];
-      double *to[3 * 8], *out[3 * 8];
+      double *to[5 * 8], *out[5 * 8];  // kSums x batch <= 3 x 8, 5 x 2
 #pragma omp for schedule(dynamic, 64)
       for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(near.leaves()); ++b) {
         // The near list; or its one-sided part, then the mutual leaves after b from `from` on.
@@ -267,7 +269,7 @@ class CpuBackend final : public NearFieldBackend {
             for (int k = 0; k < nb; ++k) {
               q[k] = g.channel(ch.q(d0 + k));
               qt[k] = tree_ch[std::size_t(ch.q(d0 + k))] + i0;
-              double* o[3] = {phi_.data(), ex_.data(), ey_.data()};
+              double* o[5] = {phi_.data(), ex_.data(), ey_.data(), hxx_.data(), hxy_.data()};
               for (int s = 0; s < kSums; ++s) {
                 to[kSums * k + s] = back.data() + std::size_t((d0 + k) * kSums + s) * width;
                 out[kSums * k + s] = o[s] + std::size_t(d0 + k) * nt + std::size_t(i0);
@@ -301,27 +303,37 @@ class CpuBackend final : public NearFieldBackend {
           }
           continue;
         }
-        if (tiny) {
-          // A pair too close for the wide kernel: the leaf again through pair.hpp, both ways.
-          std::fill(back.begin(), back.end(), 0.0);
-          for (std::int64_t i = i0; i < i0 + m; ++i) {
-            scalar_sums<kOrder, kCharge, kDipole>(g, ch, p.tx[i], p.ty[i], &acc);
-            store(i, acc);
-            for (int d = 0; d < ch.nd; ++d)
-              for (std::size_t j = std::size_t(from); j < g.n; ++j) {
-                PairSums z;
-                accumulate_pair<kOrder, true, false>(g.x[j], g.y[j], p.tx[i], p.ty[i],
-                                                     tree_ch[std::size_t(ch.q(d))][i], 0, 0, &z);
-                const double zj[3] = {z.phi, z.ex, z.ey};
-                for (int s = 0; s < kSums; ++s)
-                  back[std::size_t(d * kSums + s) * width + (j - from)] += zj[s];
-              }
-          }
-        }
+        if (tiny) both_ways_again<kOrder>(g, tree_ch, i0, m, from, &acc, &back);
         for (int s = 0; s < ch.nd * kSums; ++s)
           std::copy_n(back.data() + std::size_t(s) * width, ups,
                       back_.data() + std::size_t(s) * slots + std::size_t(mu->slot[b]));
       }
+    }
+  }
+
+  // A leaf of the mutual path with a pair too close for the wide kernel: again through
+  // pair.hpp, both ways (its targets' sums stored, the mutual sources' in `back`, kPairSums[kOrder]
+  // rows of g.n - from each).
+  template <int kOrder>
+  void both_ways_again(const Gathered& g, const std::vector<const double*>& tree_ch,
+                       std::int64_t i0, std::int64_t m, int from, std::vector<PairSums>* acc,
+                       std::vector<double>* back) {
+    const NearFieldProblem& p = problem();
+    constexpr int kSums = kPairSums[kOrder];
+    const std::size_t width = g.n - std::size_t(from);
+    std::fill(back->begin(), back->end(), 0.0);
+    for (std::int64_t i = i0; i < i0 + m; ++i) {
+      scalar_sums<kOrder, true, false>(g, ch_, p.tx[i], p.ty[i], acc);
+      store(i, *acc);
+      for (int d = 0; d < ch_.nd; ++d)
+        for (std::size_t j = std::size_t(from); j < g.n; ++j) {
+          PairSums z;
+          accumulate_pair<kOrder, true, false>(g.x[j], g.y[j], p.tx[i], p.ty[i],
+                                               tree_ch[std::size_t(ch_.q(d))][i], 0, 0, &z);
+          const double zj[5] = {z.phi, z.ex, z.ey, z.hxx, z.hxy};
+          for (int s = 0; s < kSums; ++s)
+            (*back)[std::size_t(d * kSums + s) * width + (j - from)] += zj[s];
+        }
     }
   }
 
@@ -351,15 +363,14 @@ class CpuBackend final : public NearFieldBackend {
     const NearField& near = *p.near;
     const MutualPlan& mu = *mutual_;
     const std::size_t nt = p.n_targets, slots = std::size_t(mu.slots);
-    const bool field = p.order() == kField;
-    const int sums = field ? 3 : 1;
+    const int sums = kPairSums[p.order()];
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
     for (std::ptrdiff_t c = 0; c < std::ptrdiff_t(near.leaves()); ++c) {
       const std::int64_t i0 = near.leaf_tgt[c], m = near.leaf_tgt[c + 1] - i0;
       for (std::int64_t k = mu.down_begin[c]; k < mu.down_begin[c + 1]; ++k) {
         const std::size_t slot = std::size_t(mu.down_slot[k]);
         for (int d = 0; d < ch_.nd; ++d) {
-          double* out[3] = {phi_.data(), ex_.data(), ey_.data()};
+          double* out[5] = {phi_.data(), ex_.data(), ey_.data(), hxx_.data(), hxy_.data()};
           for (int s = 0; s < sums; ++s) {
             const double* from = back_.data() + std::size_t(d * sums + s) * slots + slot;
             double* to = out[s] + std::size_t(d) * nt + std::size_t(i0);
@@ -397,11 +408,12 @@ class CpuBackend final : public NearFieldBackend {
 
 int cpu_mutual_sums(const EvaluationShape& s, bool self) {
   // Pairs summed both ways (MutualPlan) where the targets are the sources and the sources are
-  // charges alone, for the potential or the field, while the slots stay within 3 sums a target
-  // and mutual neighbour (about 4 neighbours' targets a target at CT 32, 6.7 at CT 16): with more
-  // densities the log is already shared by a batch, and the slots would grow with them.
-  const int sums = s.densities * (s.order() == kPotential ? 1 : 3);
-  return self && s.charges && !s.dipoles && s.order() <= kField && sums <= 3 ? sums : 0;
+  // charges alone, while the slots stay within 3 sums a target and mutual neighbour (about 4
+  // neighbours' targets a target at CT 32, 6.7 at CT 16), or 5 for one density's Hessian: with
+  // more densities the log is already shared by a batch, and the slots would grow with them.
+  const int sums = s.densities * kPairSums[s.order()];
+  const bool fits = sums <= 3 || (s.densities == 1 && s.order() == kHessian);
+  return self && s.charges && !s.dipoles && fits ? sums : 0;
 }
 
 std::unique_ptr<NearFieldBackend> make_cpu_backend() {

@@ -74,6 +74,7 @@ class CudaBackend : public NearFieldBackend {
   const ChargeIo* charge_io() const { return const_cast<CudaBackend*>(this)->charge_io(); }
   bool stage_strengths(const NearSources& s, int threads) final;
   const double* staged_output(int k) const final;
+  StagingBuffers staging_area() final;
   void run(const NearSources& s, const NearOutputs& o, NearFieldTimings* tm) final {
     const Figures f = figures();
     tm->device_bytes = f.device_bytes;

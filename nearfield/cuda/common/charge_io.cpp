@@ -89,15 +89,23 @@ NearFieldOut ChargeIo::out() const {
           d_out_[3].as<double>(), d_out_[4].as<double>()};
 }
 
+StagingBuffers ChargeIo::staging() {
+  double* at = h_in_.as<double>();
+  if (!at) return {};
+  // the kinds carried, one after the other, as tree() reads them
+  const std::size_t per_kind = std::size_t(nd_) * ns_;
+  StagingBuffers s;
+  if (charges_) s.q = at, at += per_kind;
+  if (dipoles_) s.mx = at, s.my = at + per_kind;
+  return s;
+}
+
 void ChargeIo::copy_in(const NearSources& in, int threads) {
   const std::size_t per_kind = std::size_t(nd_) * ns_;
-  int channels = 0;  // the kinds carried, one after the other, as tree() reads them
-  for (const double* kind :
-       {charges_ ? in.q : nullptr, dipoles_ ? in.mx : nullptr, dipoles_ ? in.my : nullptr}) {
-    if (!kind) continue;
-    parallel_copy(kind, per_kind, h_in_.as<double>() + std::size_t(channels) * ns_, threads);
-    channels += nd_;
-  }
+  const StagingBuffers to = staging();
+  const std::pair<const double*, double*> kinds[] = {{in.q, to.q}, {in.mx, to.mx}, {in.my, to.my}};
+  for (const auto& [from, into] : kinds)
+    if (into && from != into) parallel_copy(from, per_kind, into, threads);
 }
 
 void ChargeIo::stage_in(const NearSources& in, int threads) {
@@ -144,6 +152,11 @@ bool CudaBackend::stage_strengths(const NearSources& s, int threads) {
   ChargeIo* io = charge_io();
   if (io) io->stage_in(s, threads);
   return io != nullptr;
+}
+
+StagingBuffers CudaBackend::staging_area() {
+  ChargeIo* io = charge_io();
+  return io ? io->staging() : StagingBuffers{};
 }
 
 const double* CudaBackend::staged_output(int k) const {

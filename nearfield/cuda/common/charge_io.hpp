@@ -59,6 +59,10 @@ class ChargeIo {
   /// results of that evaluation stay in pinned memory (result()).
   void stage_in(const NearSources& in, int threads);
 
+  /// Where copy_in() puts each kind carried (pinned, nd x n_sources a kind; null for a kind not
+  /// carried): a kind the caller wrote there itself is not copied.
+  StagingBuffers staging();
+
   /// Collect (host part: the caller's strengths into pinned memory, unless stage_in() put them
   /// there) and enqueue transfer and gather to tree order.
   void charges_in(const NearSources& in, const Stream& stream, EventTimer* transfer,

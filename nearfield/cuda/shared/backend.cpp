@@ -4,8 +4,8 @@
 //   collect  -- caller strengths into pinned memory (host) + the gather to tree order (GPU)
 //   transfer -- strengths host to device
 //   kernel   -- the pair sums (one block per group of leaves, shared.hpp; one launch per batch of
-//               densities, cuda/common/densities.hpp); in self-evaluation with one density of
-//               charges, adjacent leaves both ways (mutual.hpp) after the rest one way
+//               densities, cuda/common/densities.hpp); in self-evaluation with one density,
+//               adjacent leaves both ways (mutual.hpp) after the rest one way
 //   return   -- results device to host + pinned to the caller's arrays
 // GPU phases are timed with CUDA events, host phases with the wall clock.
 #include <memory>
@@ -42,7 +42,7 @@ class SharedBackend final : public cuda::CudaBackend {
     // the leaves summed both ways. Left out when its slots would not fit the budget.
     cuda::MutualLayout mu;
     if (cuda::shared_mutual_applies(p)) mu = cuda::mutual_layout(p);
-    const int sums = p.order() == kPotential ? 1 : 3;
+    const int sums = kPairSums[p.order()];
     const std::size_t ns = p.n_sources, nt = p.n_targets;
     const std::size_t budget = cuda::device_budget(p);
     auto layout = [&](const NearField& near) {
@@ -149,7 +149,8 @@ class SharedBackend final : public cuda::CudaBackend {
                           p.charges, p.dipoles, b.width, s.handle());
     }
     // one density: the pairs of adjacent leaves both ways, added to what the one way wrote
-    cuda::launch_mutual(s_.mutual, r.io.q_tree(), r.io.out(), p.order(), s.handle());
+    cuda::launch_mutual(s_.mutual, r.io.q_tree(), r.io.mx_tree(), r.io.my_tree(), r.io.out(),
+                        p.order(), s.handle());
     r.kernel->stop(s);
     r.io.results_to_caller(s, r.ret.get(), outputs, tm);
     tm->transfer += r.transfer->seconds();  // complete: the results are back

@@ -1,7 +1,8 @@
 #pragma once
-// 'shared' in self-evaluation with one density of charges (potential or field): adjacent leaves
-// summed both ways at once, the pair's log and 1/d computed once for the two directions
-// (docs/math.md 6.6), as the cpu back end does (6.5). The near field splits in three launches on
+// 'shared' in self-evaluation with one density (charges, dipoles or both; potential, field or
+// Hessian): adjacent leaves summed both ways at once, the pair's terms (its log, 1/d and the
+// powers of 1/d) computed once for the two directions (docs/math.md 6.6), as the cpu back end
+// does for charges (6.5). The near field splits in three launches on
 // one stream:
 //   one way  -- the shared kernel (shared.hpp) over each leaf's near list less its mutual
 //               leaves: its own block and whatever is not a whole adjacent leaf (W boxes and X
@@ -39,10 +40,10 @@ constexpr int kMutualLanes = 32;
 /// the two one-way sums, whose groups pack small leaves but lose lanes too, are cheaper.
 constexpr double kMutualMinLanes = 0.6;
 
-/// Whether the problem's near field takes the mutual path: self-evaluation, one density of
-/// charges, the potential or the field.
+/// Whether the problem's near field takes the mutual path: self-evaluation of one density (more
+/// would multiply the slots), of any kinds of sources and outputs.
 inline bool shared_mutual_applies(const NearFieldProblem& p) {
-  return p.self() && p.charges && !p.dipoles && p.densities == 1 && p.order() <= kField;
+  return p.self() && p.densities == 1;
 }
 
 /// The fraction of a mutual pair's lanes that hold real pairs (targets nb, sources nc).
@@ -81,15 +82,34 @@ struct MutualLayout {
 /// lanes are at least kMutualMinLanes full.
 MutualLayout mutual_layout(const NearFieldProblem& p);
 
-/// One step of the mutual kernel for one lane: its target (x, y, charge qi) and the chunk's
-/// element e (sx, sy, q); the target's sums in *acc, the element's in *back.
-template <int kOrder>
-MLFMA2D_HD void mutual_step(double x, double y, double qi, double sx, double sy, double q,
-                            const TableHalfLog& log, PairSums* acc, PairSums* back) {
+/// Blocks per SM the mutual kernel's launch bounds ask: 8 (64 registers a thread, as the classic
+/// shared kernel) where that holds its two sets of sums; under 64 registers ptxas (CUDA 13,
+/// sm_90, -v) spilled 16-24 bytes in the Hessian's kernels and 4 in the field of charges and
+/// dipoles, which take 6 (85 registers) and spill nothing.
+MLFMA2D_HD constexpr int mutual_blocks_per_sm(int order, bool charges, bool dipoles) {
+  return order >= kHessian || (order >= kField && charges && dipoles) ? 6 : 8;
+}
+
+/// \brief A point's strengths (0 for a kind the problem does not carry).
+struct PointStrengths {
+  double q = 0, mx = 0, my = 0;
+};
+
+/// One step of the mutual kernel for one lane: its target (x, y, strengths own) and the chunk's
+/// element (sx, sy, strengths e); the target's sums in *acc, the element's in *back.
+template <int kOrder, bool kCharge, bool kDipole>
+MLFMA2D_HD void mutual_step(double x, double y, const PointStrengths& own, double sx, double sy,
+                            const PointStrengths& e, const TableHalfLog& log, PairSums* acc,
+                            PairSums* back) {
   PairTerms t;
-  if (!pair_terms<kOrder, true, false>(x - sx, y - sy, &t, log)) return;
-  add_pair<kOrder, true, false>(t, q, 0.0, 0.0, acc);
-  add_pair_back<kOrder>(t, qi, back);
+  if (!pair_terms<kOrder, kCharge, kDipole>(x - sx, y - sy, &t, log)) return;
+  add_pair<kOrder, kCharge, kDipole>(t, e.q, e.mx, e.my, acc);
+  add_pair_back<kOrder, kCharge, kDipole>(t, own.q, own.mx, own.my, back);
+}
+
+/// Sum k of s (k < kPairSums[order]): phi, ex, ey, hxx, hxy.
+MLFMA2D_HD double& mutual_sum(PairSums& s, int k) {
+  return k == 0 ? s.phi : k == 1 ? s.ex : k == 2 ? s.ey : k == 3 ? s.hxx : s.hxy;
 }
 
 /// The chunk element lane `lane` pairs with at step k.
@@ -115,9 +135,10 @@ struct MutualArrays {
   std::int64_t slots = 0, tasks = 0, leaves = 0;
 };
 
-/// The mutual kernel (charges q in tree order), then the combine into `out` (caller order, what
-/// the one-way kernel wrote), on `stream`.
-void launch_mutual(const MutualArrays& arrays, const double* q, const NearFieldOut& out, int order,
-                   void* stream);
+/// The mutual kernel (the strengths in tree order: charges q, moments mx, my; null for a kind
+/// not carried), then the combine into `out` (caller order, what the one-way kernel wrote), on
+/// `stream`.
+void launch_mutual(const MutualArrays& arrays, const double* q, const double* mx, const double* my,
+                   const NearFieldOut& out, int order, void* stream);
 
 }  // namespace mlfma2d::cuda

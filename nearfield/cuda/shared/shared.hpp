@@ -31,7 +31,7 @@ constexpr int kSharedTile = 1024;
 /// follows the counts ptxas (CUDA 13, sm_90) took for the 36 kernels without a bound (53-138
 /// registers); under the bounds it gives, none of them spills (ptxas -v).
 MLFMA2D_HD constexpr int shared_blocks_per_sm(int order, int per, int width) {
-  const int sums = width * (order == 0 ? 1 : order == 1 ? 3 : 5);
+  const int sums = width * kPairSums[order];
   // about 50 registers for the pair (the log's and the division's temporaries, the target,
   // the indices), 2 a sum, 2 a term beyond the log: g with dipoles, g^2 from the field on
   const int terms = (per >= 2 ? 2 : 0) + order * 2 + (per >= 2 && order >= 1 ? order * 2 : 0);
