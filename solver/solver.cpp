@@ -256,7 +256,7 @@ struct Solver::Impl {
     // The tree's strengths: merged sources carry the sum of theirs, dipoles their moments
     // (beside a device, straight into its staging buffers: not copied there after).
     Strengths s;
-    const StagingBuffers to = device ? near->staging_buffers() : StagingBuffers{};
+    const StagingBuffers to = near->staging_buffers();  // none where the back end stages none
     timed(&t.strengths, [&] { s = arrays.caller_order(points, kinds(), in, team, to.mx, to.my); });
 
     // Near field (P2P): the back end writes the caller-order outputs; the far field is added

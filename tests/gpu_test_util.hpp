@@ -1,6 +1,6 @@
 #pragma once
-// What the GPU back-end tests share (a CUDA build): the skip where no device is found, and the
-// near field's equivalence to the cpu back end's.
+// What the GPU back-end tests share (a CUDA build): the skip where no device is found, the near
+// field's equivalence to the cpu back end's, and the same bits in every output.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -25,6 +25,15 @@ inline void expect_equivalent(const Sums& s, const Sums& ref, bool field) {
     EXPECT_LE(rel_diff(s.ex, ref.ex), 1e-12);
     EXPECT_LE(rel_diff(s.ey, ref.ey), 1e-12);
   }
+}
+
+/// Every output of a the same bits as b's (the outputs not computed empty in both).
+inline void expect_identical(const DensitySums& a, const DensitySums& b) {
+  EXPECT_EQ(a.phi, b.phi);
+  EXPECT_EQ(a.ex, b.ex);
+  EXPECT_EQ(a.ey, b.ey);
+  EXPECT_EQ(a.hxx, b.hxx);
+  EXPECT_EQ(a.hxy, b.hxy);
 }
 
 }  // namespace mlfma2d::testing

@@ -470,18 +470,11 @@ TEST(GpuDensities, ChunkedRepetitionGpuIsIdenticalToOneChunk) {
   const Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kStrengthSeed);
   const DensitySums one = testing::run_backend("repetition-gpu", g, dc, s);
   EXPECT_EQ(one.timings.chunks, 1u);
-  auto expect_identical = [&](const DensitySums& a) {
-    EXPECT_EQ(a.phi, one.phi);
-    EXPECT_EQ(a.ex, one.ex);
-    EXPECT_EQ(a.ey, one.ey);
-    EXPECT_EQ(a.hxx, one.hxx);
-    EXPECT_EQ(a.hxy, one.hxy);
-  };
   for (std::size_t cap : {std::size_t(37), std::size_t(4000)}) {
     SCOPED_TRACE("chunk_targets " + std::to_string(cap));
     const DensitySums a = testing::run_backend("repetition-gpu", g, dc, s, cap);
     EXPECT_GT(a.timings.chunks, 1u);
-    expect_identical(a);
+    testing::expect_identical(a, one);
   }
   // The resident arrays (the charge path's nd x 3 strengths and nd x 5 outputs among them) plus
   // a quarter of the chunk's (a record of 9 strengths a source, 3 x 5 outputs a target) force at
@@ -495,7 +488,7 @@ TEST(GpuDensities, ChunkedRepetitionGpuIsIdenticalToOneChunk) {
   const DensitySums a = testing::run_backend("repetition-gpu", g, dc, s, 0, budget);
   EXPECT_GE(a.timings.chunks, 4u);
   EXPECT_LE(a.timings.device_bytes, budget);
-  expect_identical(a);
+  testing::expect_identical(a, one);
 }
 
 /// A budget below what 8 densities' strengths and outputs need says so.
