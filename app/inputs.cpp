@@ -436,10 +436,11 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   const double permutations = 8 * R + (m.self ? 0 : 8 * S);
   const double kept = 24 * (S + T) + permutations + tree_plan(m.evaluated) + resident;
   e.setup = kept + layout;
-  // Per evaluation: the expansions (multipole and local, p + 1 complex per box and density), the
-  // tree-order charges and far-field outputs (and their caller-order copy beside a device), the
-  // caller-order result and the permutations' scratch.
-  e.evaluation = kept + 32.0 * (m.terms + 1) * m.evaluated.boxes * nd + 8 * strengths * S +
+  // Per evaluation: the expansions (multipole and local, p + 1 complex per box and density padded
+  // to whole cache lines), the tree-order charges and far-field outputs (and their caller-order
+  // copy beside a device), the caller-order result and the permutations' scratch.
+  const double terms = m.terms > 0 ? tuning::stored_expansion_terms(m.terms) : 0;
+  e.evaluation = kept + 32.0 * terms * m.evaluated.boxes * nd + 8 * strengths * S +
                  8 * outputs * R * (device ? 2 : 1) + 8 * outputs * R + permutations;
   return e;
 }

@@ -5,7 +5,7 @@
 namespace mlfma2d {
 
 void pack_multipoles(const Expansions& e, const std::vector<BoxRef>& boxes, int p, double* buf) {
-  // A box's nd columns of p+1 coefficients are contiguous (column-major): one copy each.
+  // A box's nd columns (expansion_rows(p) coefficients each) are contiguous: one copy each.
   const std::size_t w = multipole_width(p, e.nd);
   for (std::size_t i = 0; i < boxes.size(); ++i) {
     const Complex* from = &e.multipole[boxes[i].level](0, Eigen::Index(boxes[i].box) * e.nd);

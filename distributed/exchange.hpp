@@ -49,9 +49,10 @@ void scatter_items(const double* buf, std::size_t count, At at, const Rows& rows
   }
 }
 
-/// Doubles of one box's multipoles: nd x (p+1) complex coefficients.
+/// Doubles of one box's multipoles: nd columns of expansion_rows(p) complex coefficients (the
+/// p + 1 terms and the zeros that pad a column to whole cache lines: one copy a box).
 inline std::size_t multipole_width(int p, int nd) {
-  return 2 * std::size_t(p + 1) * std::size_t(nd);
+  return 2 * std::size_t(expansion_rows(p)) * std::size_t(nd);
 }
 /// The multipoles of `boxes` into buf, one box after another.
 void pack_multipoles(const Expansions& e, const std::vector<BoxRef>& boxes, int p, double* buf);

@@ -164,9 +164,10 @@ void Expansions::reset(const Tree& tree, int p, int densities, int threads) {
   local.resize(tree.levels + 1);
   for (int l = 3; l <= tree.levels; ++l) {
     const Eigen::Index cols = Eigen::Index(tree.level[l].size()) * nd;
-    if (multipole[l].cols() != cols || multipole[l].rows() != p + 1) {
-      multipole[l].resize(p + 1, cols);
-      local[l].resize(p + 1, cols);
+    const Eigen::Index rows = expansion_rows(p);
+    if (multipole[l].cols() != cols || multipole[l].rows() != rows) {
+      multipole[l].resize(rows, cols);
+      local[l].resize(rows, cols);
       for (CMatrix* m : {&multipole[l], &local[l]})
         parallel_fill(m->data(), std::size_t(m->size()), Complex(0), threads);
     }
@@ -192,11 +193,11 @@ namespace {
 // per kind, kind by kind in the order its items came: the same order whatever the threads.
 class FactoredBlock {
  public:
-  /// terms[c]: the coefficients kind c keeps (<= p + 1, the expansions' column length).
+  /// terms[c]: the coefficients kind c keeps (<= p + 1, the expansions' terms).
   FactoredBlock(const RMatrix& R, int p, const std::vector<int>& terms, int nd)
       : R_(R),
         wide_(wide_kernels()),
-        stride_(2 * (p + 1)),
+        stride_(2 * expansion_rows(p)),
         nd_(nd),
         cap_(std::max(1, kColumns / nd) * nd) {
     const int room = cap_ + kPerOutput * nd;
@@ -253,7 +254,7 @@ class FactoredBlock {
   };
   const RMatrix& R_;
   const WideKernels& wide_;
-  int stride_;    // doubles between a box's density columns: 2 (p + 1)
+  int stride_;    // doubles between a box's density columns: 2 expansion_rows(p)
   int nd_, cap_;  // cap_: columns a kind holds before the block is multiplied
   std::vector<Kind> kinds_;
 };

@@ -21,6 +21,8 @@ namespace mlfma2d {
 using Complex = std::complex<double>;
 using CMatrix = Eigen::Matrix<Complex, Eigen::Dynamic, Eigen::Dynamic>;
 using RMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
+/// Doubles on 64 bytes (EIGEN_MAX_ALIGN_BYTES, CMakeLists.txt): the translations' factors.
+using AlignedDoubles = std::vector<double, Eigen::aligned_allocator<double>>;
 
 /// \brief A translation factored as complex diagonal scalings around a real matrix that every
 /// translation of its kind shares (docs/math.md section 3.4): out_l += after_l sum_k
@@ -30,14 +32,14 @@ struct Scaling {
   /// columns by: re = (Re a_0, Re a_0, Re a_1, Re a_1, ...), im = (-Im a_0, Im a_0, -Im a_1,
   /// Im a_1, ...).
   struct Factor {
-    std::vector<double> re, im;
+    AlignedDoubles re, im;
     Complex at(int j) const { return {re[std::size_t(2 * j)], im[std::size_t(2 * j + 1)]}; }
   };
   /// `after` as planes, re = (Re a_0, Re a_1, ...), im = (Im a_0, ...), padded with zeros to a
   /// multiple of kWideRows terms: the kernels scale the product's rows as they leave it, a row
   /// vector at a time (WideColumn).
   struct Planes {
-    std::vector<double> re, im;
+    AlignedDoubles re, im;
     Complex at(int j) const { return {re[std::size_t(j)], im[std::size_t(j)]}; }
   };
   Factor before;
@@ -87,6 +89,8 @@ int m2l_terms(int p, int offset);
 /// to level 3 and M2L over levels 3..L before anything reads them.
 struct Expansions {
   int nd = 1;
+  /// Column b nd + d: box b's expansion for density d, expansion_rows(p) complex terms of which
+  /// the first p + 1 are the expansion's and the rest stay zero (every column on 64 bytes).
   std::vector<CMatrix> multipole, local;
   /// Sized for the tree and nd densities; zeroed (in parallel: first touch) when allocated.
   void reset(const Tree& tree, int p, int densities, int threads);

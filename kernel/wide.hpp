@@ -126,6 +126,12 @@ constexpr int wide_rows(int n) {
 }
 /// Complex columns per tile of a product: their real and imaginary columns are 6.
 constexpr int kWideItems = 3;
+/// The complex terms a column of the far field's expansions holds: p + 1 padded to a multiple of
+/// 4, so that every column is whole 64-byte lines and, the expansions being on 64 bytes, every
+/// 512-bit vector of a translation's loads and stores lies in one line (docs/math.md 3.12).
+constexpr int expansion_rows(int p) {
+  return (p + 1 + 3) / 4 * 4;
+}
 /// The most terms a translation takes (each tile's scaled columns are on the stack).
 constexpr int kWideMaxTerms = 64;
 

@@ -135,8 +135,9 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
 // end's adjacent leaves summed both ways in self-evaluation (nearfield/cpu: MutualPlan); 10 =
 // P2L's gathered sources in vector loops (the W and X lists' cost); 11 = the shared back end's
 // adjacent leaves summed both ways in self-evaluation (nearfield/cuda/shared/mutual.hpp); 12 =
-// those of dipoles and Hessians too (shared), and the cpu back end's of the Hessian.
-constexpr int kOperatorsRevision = 12;
+// those of dipoles and Hessians too (shared), and the cpu back end's of the Hessian; 13 = the
+// expansions' columns padded to whole cache lines on 64 bytes (kernel/wide.hpp expansion_rows).
+constexpr int kOperatorsRevision = 13;
 
 namespace {
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 
 #include "farfield/expansions.hpp"
@@ -168,6 +169,46 @@ TEST(FarField, M2LAndL2LMatchDirectSumAndConverge) {
           for (int k = from + 1; k <= l; ++k) L2L(s.tree, ops, k, e, kThreads);
         },
         [&](const Expansions& e, int p) { return local_error(s, e, l, from, p); });
+  }
+}
+
+// Every column of the expansions is whole 64-byte lines on a 64-byte boundary (so no 512-bit
+// access of a translation splits a line: docs/math.md 3.12), and so are the translations'
+// factors; the terms past p, never written by the operators, stay zero through a whole pass
+// (P2M, M2M, M2L, L2L), for one density and several.
+TEST(FarField, ExpansionColumnsAreWholeCacheLinesAndTheirPaddingStaysZero) {
+  const Geometry s = make_setup(3000, 8, "clusters", TreeKind::Adaptive);
+  auto on_line = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 64 == 0; };
+  for (int p : {4, 9, 18, 30}) {
+    const Operators ops(p);
+    for (const Scaling& sc : ops.m2l_scale)
+      for (const double* f :
+           {sc.before.re.data(), sc.before.im.data(), sc.after.re.data(), sc.after.im.data()})
+        EXPECT_TRUE(on_line(f)) << "p = " << p;
+    EXPECT_TRUE(on_line(ops.m2l_real.data())) << "p = " << p;
+    for (int nd : {1, 3}) {
+      SCOPED_TRACE("p = " + std::to_string(p) + ", nd = " + std::to_string(nd));
+      Expansions e;
+      e.reset(s.tree, p, nd, kThreads);
+      std::vector<double> q(s.q.size() * std::size_t(nd));
+      for (std::size_t j = 0; j < q.size(); ++j) q[j] = s.q[j % s.q.size()] * double(1 + j % 3);
+      P2M(s.tree, ops, FarSources{q.data()}, &e, kThreads);
+      for (int l = s.tree.levels - 1; l >= 3; --l) M2M(s.tree, ops, l, &e, kThreads);
+      M2L(s.tree, s.plan, ops, 3, s.tree.levels, &e, kThreads);
+      for (int l = 4; l <= s.tree.levels; ++l) L2L(s.tree, ops, l, &e, kThreads);
+      for (int l = 3; l <= s.tree.levels; ++l)
+        for (const CMatrix* m : {&e.multipole[l], &e.local[l]}) {
+          ASSERT_EQ(m->rows(), expansion_rows(p));
+          ASSERT_EQ(m->rows() * Eigen::Index(sizeof(Complex)) % 64, 0);
+          EXPECT_TRUE(on_line(m->data())) << "level " << l;
+          double padding = 0, terms = 0;
+          for (Eigen::Index c = 0; c < m->cols(); ++c)
+            for (Eigen::Index k = 0; k < m->rows(); ++k)
+              (k <= p ? terms : padding) += std::abs((*m)(k, c));
+          EXPECT_EQ(padding, 0.0) << "level " << l;
+          EXPECT_GT(terms, 0.0) << "level " << l;  // the pass wrote the terms
+        }
+    }
   }
 }
 

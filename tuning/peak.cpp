@@ -1,6 +1,7 @@
 // The machine's FMA peak (tuning.hpp), measured by the wide kernels' probe (kernel/wide.hpp).
 #include <omp.h>
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -13,6 +14,10 @@ namespace mlfma2d::tuning {
 
 int widest_vector_bits() {
   return wide_kernels_of(512) ? 512 : 256;
+}
+
+int stored_expansion_terms(int terms) {
+  return expansion_rows(terms);
 }
 
 double fma_peak_gflops(int bits, int threads) {
@@ -48,15 +53,18 @@ double translation_gflops(int bits, int threads) {
     const double t0 = now_seconds();
 #pragma omp parallel num_threads(threads) reduction(+ : flops, sink)
     {
-      std::vector<double> R(std::size_t(rows) * n), S(std::size_t(2 * n) * cols),
-          O(std::size_t(2 * n) * cols, 0.0), re(2 * n), im(2 * n), are(rows, 0.5), aim(rows, 0.25);
+      // Laid out as the far field lays its data out: on 64 bytes, columns of expansion_rows.
+      using Doubles = std::vector<double, Eigen::aligned_allocator<double>>;
+      constexpr std::size_t stride = 2 * expansion_rows(n - 1);
+      Doubles R(std::size_t(rows) * n), S(stride * cols), O(stride * cols, 0.0), re(2 * n),
+          im(2 * n), are(rows, 0.5), aim(rows, 0.25);
       for (std::size_t i = 0; i < R.size(); ++i) R[i] = 1.0 / double(i + 1);
       for (std::size_t i = 0; i < S.size(); ++i) S[i] = 1e-3 * double(i % 97);
       for (int i = 0; i < 2 * n; ++i) re[i] = 0.5, im[i] = i % 2 ? 0.25 : -0.25;
       std::vector<WideColumn> c(cols);
       for (int j = 0; j < cols; ++j)
-        c[j] = {S.data() + std::size_t(2 * n) * j, re.data(), im.data(), are.data(), aim.data(),
-                O.data() + std::size_t(2 * n) * j, 0.0,       0.0};
+        c[j] = {S.data() + stride * j, re.data(), im.data(), are.data(), aim.data(),
+                O.data() + stride * j, 0.0,       0.0};
       for (long r = 0; r < calls; ++r) k->translate(n, rows, rows, R.data(), cols, c.data());
       sink += O[0];
       // As the far field counts a translation of n terms (docs/math.md 3.4): the product 4 n^2,

@@ -173,6 +173,9 @@ AutoSelection auto_select(const PointSet& points, const Options& options,
 
 /// \brief The widest vectors the kernels run at on this CPU (kernel/wide.hpp): 512 or 256 bits.
 int widest_vector_bits();
+/// The complex terms the far field stores per box, density and expansion for `terms` = p: p + 1
+/// padded to whole cache lines (kernel/wide.hpp expansion_rows).
+int stored_expansion_terms(int terms);
 /// The double-precision FMA peak measured by the wide kernels' probe at `bits` (256 or the
 /// widest) on `threads` threads, GFLOP/s: the best of three runs of about 0.1 s; 0 when this CPU
 /// or build has no kernels of that width.
