@@ -63,10 +63,8 @@ Rows DistributedSolver::Impl::strength_rows(const Densities& in, std::size_t n, 
   if (opt.dipoles) {
     PreparedPoints counts;
     counts.caller_sources = n;
-    moment_x.resize(std::size_t(opt.densities) * n);
-    moment_y.resize(moment_x.size());
     dipole_moments(counts, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density,
-                   opt.densities, moment_x.data(), moment_y.data(), team);
+                   opt.densities, &moment_x, &moment_y, team);
     rows.a.push_back(moment_x.data());
     rows.a.push_back(moment_y.data());
   }

@@ -45,12 +45,9 @@ void direct_sum(const std::vector<double>& x, const std::vector<double>& y,
   const double* gy = pts.targets().y;
   const double log_s = pts.log_scale(), inv_s = 1.0 / pts.scale();
   std::vector<double> mx, my;
-  if (o.dipoles) {
-    mx.resize(std::size_t(nd) * pts.caller_sources);
-    my.resize(mx.size());
-    dipole_moments(pts, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd,
-                   mx.data(), my.data(), o.threads);
-  }
+  if (o.dipoles)
+    dipole_moments(pts, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd, &mx,
+                   &my, o.threads);
   const int order = o.hessian ? kHessian : o.field ? kField : kPotential;
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
   dispatch_pair(order, o.charges, o.dipoles, [&](auto o_, auto c_, auto d_) {

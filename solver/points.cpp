@@ -314,6 +314,14 @@ void dipole_moments(const PreparedPoints& p, const double* strength, const doubl
   }
 }
 
+void dipole_moments(const PreparedPoints& p, const double* strength, const double* vectors,
+                    bool per_density, int nd, std::vector<double>* mx, std::vector<double>* my,
+                    int threads) {
+  mx->resize(std::size_t(nd) * p.caller_sources);
+  my->resize(mx->size());
+  dipole_moments(p, strength, vectors, per_density, nd, mx->data(), my->data(), threads);
+}
+
 void unscale(const PreparedPoints& p, const double* q, double* potential, double* fx, double* fy,
              double* hxx, double* hxy, int threads) {
   if (!p.scaled()) return;

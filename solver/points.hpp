@@ -120,6 +120,10 @@ const double* merged_rows(const PreparedPoints& points, const double* v, int nd,
 /// two): in the tree's coordinates a dipole's potential is (m / S) . (u - v) / |u - v|^2.
 void dipole_moments(const PreparedPoints& points, const double* strength, const double* vectors,
                     bool per_density, int nd, double* mx, double* my, int threads);
+/// The same into vectors sized for them.
+void dipole_moments(const PreparedPoints& points, const double* strength, const double* vectors,
+                    bool per_density, int nd, std::vector<double>* mx, std::vector<double>* my,
+                    int threads);
 
 /// When scaled, for one density: potential += log S * (sum of the charges - the charge at the
 /// target's position) (q, the tree's charges, may be null: dipoles alone have no log S term),

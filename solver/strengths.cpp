@@ -48,14 +48,15 @@ Strengths EvaluationArrays::caller_order(const PreparedPoints& points, const Sou
   if (kinds.charges) s.q = merged_rows(points, in.charges, nd, &q_merged_, threads);
   if (kinds.dipoles) {
     double *mx = mx_to, *my = my_to;
-    if (!mx || !my || points.merged()) {  // arrays of its own (merged: summed into others)
-      mom_x_.resize(std::size_t(nd) * points.caller_sources);
-      mom_y_.resize(mom_x_.size());
+    if (mx && my && !points.merged()) {
+      dipole_moments(points, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd,
+                     mx, my, threads);
+    } else {  // arrays of its own (merged: summed into others)
+      dipole_moments(points, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd,
+                     &mom_x_, &mom_y_, threads);
       mx = mom_x_.data();
       my = mom_y_.data();
     }
-    dipole_moments(points, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd, mx,
-                   my, threads);
     s.mx = merged_rows(points, mx, nd, &mx_merged_, threads);
     s.my = merged_rows(points, my, nd, &my_merged_, threads);
   }

@@ -1,11 +1,11 @@
 // The machine's FMA peak (tuning.hpp), measured by the wide kernels' probe (kernel/wide.hpp).
 #include <omp.h>
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
+#include "farfield/expansions.hpp"
 #include "kernel/wide.hpp"
 #include "runtime/timer.hpp"
 #include "tuning/tuning.hpp"
@@ -54,9 +54,8 @@ double translation_gflops(int bits, int threads) {
 #pragma omp parallel num_threads(threads) reduction(+ : flops, sink)
     {
       // Laid out as the far field lays its data out: on 64 bytes, columns of expansion_rows.
-      using Doubles = std::vector<double, Eigen::aligned_allocator<double>>;
       constexpr std::size_t stride = 2 * expansion_rows(n - 1);
-      Doubles R(std::size_t(rows) * n), S(stride * cols), O(stride * cols, 0.0), re(2 * n),
+      AlignedDoubles R(std::size_t(rows) * n), S(stride * cols), O(stride * cols, 0.0), re(2 * n),
           im(2 * n), are(rows, 0.5), aim(rows, 0.25);
       for (std::size_t i = 0; i < R.size(); ++i) R[i] = 1.0 / double(i + 1);
       for (std::size_t i = 0; i < S.size(); ++i) S[i] = 1e-3 * double(i % 97);
