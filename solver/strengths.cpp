@@ -49,8 +49,8 @@ Strengths EvaluationArrays::caller_order(const PreparedPoints& points, const Sou
   if (kinds.dipoles) {
     double *mx = mx_to, *my = my_to;
     if (mx && my && !points.merged()) {
-      dipole_moments(points, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd,
-                     mx, my, threads);
+      dipole_moments(points, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd, mx,
+                     my, threads);
     } else {  // arrays of its own (merged: summed into others)
       dipole_moments(points, in.dipole_strengths, in.dipole_vectors, in.vectors_per_density, nd,
                      &mom_x_, &mom_y_, threads);
