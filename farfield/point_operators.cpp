@@ -41,19 +41,37 @@ struct PowerSums {
   }
 };
 
-// For each j < m, with z_j = zr[j] + i zi[j] and C_l = cr[l] + i ci[l]:
-//   f_j = sum_{l=0..top} C_l z_j^l = C_0 + z (C_1 + z (C_2 + ...)),
-// then use(j, Re f_j, Im f_j). Horner by the wide kernels (several chains of dependent complex
-// multiply-adds in flight).
-template <class F>
-void horner(std::int64_t m, const double* zr, const double* zi, const double* cr, const double* ci,
-            int top, F&& use) {
-  thread_local std::vector<double> fr, fi;
-  fr.resize(std::size_t(m));
-  fi.resize(std::size_t(m));
-  wide_kernels().horner(int(m), zr, zi, cr, ci, top, fr.data(), fi.data());
-  for (std::int64_t j = 0; j < m; ++j) use(j, fr[std::size_t(j)], fi[std::size_t(j)]);
-}
+// Up to three polynomials f_s(z) = sum_{l=0..top} C_sl z^l (C_sl = cr[s][l] + i ci[s][l]) at m
+// points z_j = zr[j] + i zi[j], in one pass by the wide kernels' Horner chains (kernel/wide.hpp):
+// value(s, h)[j] = Re f_s(z_j) (h = 0) or Im (h = 1). The first is the potential's polynomial,
+// whose imaginary part no caller uses: not written.
+struct HornerSets {
+  int sets = 1, top = 0;
+  std::vector<double> coefficients, values;
+  // Sized for `sets` polynomials of top + 1 terms at m points; the coefficients zeroed.
+  void reset(int s, int t, std::int64_t m) {
+    sets = s, top = t, m_ = std::size_t(m);
+    coefficients.assign(std::size_t(2 * sets * (top + 1)), 0.0);
+    values.resize(std::size_t(2 * sets) * m_);
+  }
+  double* re(int s) { return coefficients.data() + std::size_t(2 * s) * std::size_t(top + 1); }
+  double* im(int s) { return re(s) + (top + 1); }
+  void run(std::int64_t m, const double* zr, const double* zi) {
+    const double* cr[3] = {};
+    const double* ci[3] = {};
+    double* out[6] = {};
+    for (int s = 0; s < sets; ++s) {
+      cr[s] = re(s), ci[s] = im(s);
+      for (int h = 0; h < 2; ++h)
+        if (s > 0 || h == 0) out[2 * s + h] = values.data() + std::size_t(2 * s + h) * m_;
+    }
+    wide_kernels().horner(int(m), zr, zi, sets, cr, ci, top, out);
+  }
+  const double* value(int s, int h) const { return values.data() + std::size_t(2 * s + h) * m_; }
+
+ private:
+  std::size_t m_ = 0;
+};
 
 // The leaves on levels >= 3 that hold sources (with_sources) or targets.
 template <class F>
@@ -85,33 +103,14 @@ void box_offsets(const Tree& tree, BoxRef r, const double* x, const double* y, s
   const double s = tree.box_size(r.level), inv_s = 1.0 / s;
   double hx, hy;  // centre = corner + (hx, hy) s
   tree.centre_index(r.level, r.box, &hx, &hy);
+  const double *bx = x + begin, *by = y + begin;
+  const double x0 = tree.x0, y0 = tree.y0;
+#pragma omp simd
   for (std::int64_t j = 0; j < m; ++j) {
-    wr[j] = Tree::offset(x[begin + j], tree.x0, hx, s, inv_s);
-    wi[j] = Tree::offset(y[begin + j], tree.y0, hy, s, inv_s);
+    wr[j] = Tree::offset(bx[j], x0, hx, s, inv_s);
+    wi[j] = Tree::offset(by[j], y0, hy, s, inv_s);
   }
 }
-
-// Adds f, f', f'' (f's derivatives already scaled to the caller's units) to the outputs of
-// density d at target i: phi += Re f, E += (-Re f', Im f'), H += (Re f'', -Im f''); or, with
-// `first` (L2P: the first operator to reach a leaf's targets), sets them.
-struct OutputAt {
-  const FarOutputs& out;
-  std::size_t nt;
-  bool first = false;
-  void put(double* a, std::int64_t i, int d, double v) const {
-    double& o = a[std::size_t(d) * nt + std::size_t(i)];
-    o = first ? v : o + v;
-  }
-  void potential(int d, std::int64_t i, double v) const { put(out.phi, i, d, v); }
-  void field(int d, std::int64_t i, double fr, double fi) const {
-    put(out.ex, i, d, -fr);
-    put(out.ey, i, d, fi);
-  }
-  void hessian(int d, std::int64_t i, double hr, double hi) const {
-    put(out.hxx, i, d, hr);
-    put(out.hxy, i, d, -hi);
-  }
-};
 
 }  // namespace
 
@@ -119,7 +118,10 @@ void P2M(const Tree& tree, const Operators& ops, const FarSources& s, Expansions
   const int p = ops.p, nd = e->nd;
   const std::size_t ns = tree.n_sources();
   // A_0 = sum q_j,  A_k = -(1/k) sum q_j w_j^k + (1/s) sum m_j w_j^(k-1),  w_j = (z_j - c)/s
-  // (docs/math.md section 3).
+  // (docs/math.md section 3); 1/k once (two divisions a term, 62 at p = 30, took as long as
+  // the power sums of a leaf of 15 points).
+  std::vector<double> inv(std::size_t(p) + 1, 0.0);
+  for (int k = 1; k <= p; ++k) inv[std::size_t(k)] = 1.0 / k;
   for_leaves(tree, true, threads, [&](BoxRef r, std::vector<double>* scratch) {
     const Level& lv = tree.at(r);
     const std::int64_t j0 = lv.src_begin[r.box], m = lv.src_end[r.box] - j0;
@@ -138,7 +140,7 @@ void P2M(const Tree& tree, const Operators& ops, const FarSources& s, Expansions
       Complex* a = &e->multipole[r.level](0, r.box * nd + d);
       if (ps.charges) {
         a[0] += ps.sum(d, 0, 0);
-        for (int k = 1; k <= p; ++k) a[k] -= ps.sum(d, k, 0) / double(k);
+        for (int k = 1; k <= p; ++k) a[k] -= ps.sum(d, k, 0) * inv[std::size_t(k)];
       }
       if (ps.dipoles)
         for (int k = 1; k <= p; ++k) a[k] += ps.sum(d, k - 1, 1) * inv_s;
@@ -149,44 +151,51 @@ void P2M(const Tree& tree, const Operators& ops, const FarSources& s, Expansions
 void L2P(const Tree& tree, const Operators& ops, const Expansions& e, const FarOutputs& out,
          int threads) {
   const int p = ops.p, nd = e.nd;
+  const std::size_t nt = tree.n_targets();
   // L2P is the first to write each target of a leaf on levels >= 3 (EvaluationArrays::
   // far_outputs zeroes the rest): it sets the outputs, M2P adds after.
-  const OutputAt at{out, tree.n_targets(), true};
-  // Horner across the box's targets (vectorised over targets), z = (x - c)/s:
+  // Horner across the box's targets (vectorised over targets), z = (x - c)/s, the potential's,
+  // the field's and the Hessian's polynomials in one pass:
   //   f = sum_l B_l z^l,  f' = (1/s) sum_l l B_l z^(l-1),  f'' = (1/s^2) sum_l l (l-1) B_l z^(l-2)
   //   phi = Re f,  E = (-Re f', Im f'),  H = (Re f'', -Im f'')
+  const int sets = 1 + (out.ex ? 1 : 0) + (out.hxx ? 1 : 0);
+  const int field = out.ex ? 1 : 0, hessian = out.hxx ? sets - 1 : 0;
   for_leaves(tree, false, threads, [&](BoxRef r, std::vector<double>* scratch) {
     const Level& lv = tree.at(r);
-    const double inv_s = 1.0 / tree.box_size(r.level);
+    const double inv_s = 1.0 / tree.box_size(r.level), inv_s2 = inv_s * inv_s;
     const std::int64_t i0 = lv.tgt_begin[r.box], m = lv.tgt_end[r.box] - i0;
-    scratch->resize(2 * m + 2 * (p + 1));
-    double *pzr = scratch->data(), *pzi = pzr + m, *cr = pzi + m, *ci = cr + p + 1;
+    scratch->resize(2 * m);
+    double *pzr = scratch->data(), *pzi = pzr + m;
     box_offsets(tree, r, tree.tx(), tree.ty(), i0, m, pzr, pzi);
+    thread_local HornerSets h;
+    h.reset(sets, p, m);
     for (int d = 0; d < nd; ++d) {
       const Complex* c = &e.local[r.level](0, r.box * nd + d);
-      for (int l = 0; l <= p; ++l) cr[l] = c[l].real(), ci[l] = c[l].imag();
-      horner(m, pzr, pzi, cr, ci, p,
-             [&](std::int64_t i, double fr, double) { at.potential(d, i0 + i, fr); });
-      if (out.ex) {
-        // f' s = sum_{l=0..p-1} (l+1) B_{l+1} z^l  (0 with one term)
+      for (int l = 0; l <= p; ++l) h.re(0)[l] = c[l].real(), h.im(0)[l] = c[l].imag();
+      // f' s = sum_{l=0..p-1} (l+1) B_{l+1} z^l  (0 with one term)
+      if (field)
         for (int l = 0; l < p; ++l)
-          cr[l] = (l + 1) * c[l + 1].real(), ci[l] = (l + 1) * c[l + 1].imag();
-        if (p == 0) cr[0] = ci[0] = 0;
-        horner(m, pzr, pzi, cr, ci, std::max(p - 1, 0), [&](std::int64_t i, double fr, double fi) {
-          at.field(d, i0 + i, fr * inv_s, fi * inv_s);
-        });
-      }
-      if (out.hxx) {
-        // f'' s^2 = sum_{l=0..p-2} (l+2)(l+1) B_{l+2} z^l  (0 with fewer than three terms)
-        const double inv_s2 = inv_s * inv_s;
+          h.re(1)[l] = (l + 1) * c[l + 1].real(), h.im(1)[l] = (l + 1) * c[l + 1].imag();
+      // f'' s^2 = sum_{l=0..p-2} (l+2)(l+1) B_{l+2} z^l  (0 with fewer than three terms)
+      if (hessian)
         for (int l = 0; l + 2 <= p; ++l) {
           const double f = double(l + 2) * double(l + 1);
-          cr[l] = f * c[l + 2].real(), ci[l] = f * c[l + 2].imag();
+          h.re(hessian)[l] = f * c[l + 2].real(), h.im(hessian)[l] = f * c[l + 2].imag();
         }
-        if (p < 2) cr[0] = ci[0] = 0;
-        horner(m, pzr, pzi, cr, ci, std::max(p - 2, 0), [&](std::int64_t i, double hr, double hi) {
-          at.hessian(d, i0 + i, hr * inv_s2, hi * inv_s2);
-        });
+      h.run(m, pzr, pzi);
+      const std::size_t at = std::size_t(d) * nt + std::size_t(i0);
+      std::copy_n(h.value(0, 0), m, out.phi + at);
+      if (field) {
+        const double *fr = h.value(1, 0), *fi = h.value(1, 1);
+        double *ex = out.ex + at, *ey = out.ey + at;
+#pragma omp simd
+        for (std::int64_t i = 0; i < m; ++i) ex[i] = -(fr[i] * inv_s), ey[i] = fi[i] * inv_s;
+      }
+      if (hessian) {
+        const double *hr = h.value(hessian, 0), *hi = h.value(hessian, 1);
+        double *hxx = out.hxx + at, *hxy = out.hxy + at;
+#pragma omp simd
+        for (std::int64_t i = 0; i < m; ++i) hxx[i] = hr[i] * inv_s2, hxy[i] = -(hi[i] * inv_s2);
       }
     }
   });
@@ -281,7 +290,7 @@ void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansi
   if (w.box.empty()) return;
   const int p = ops.p, nd = e.nd;
   const NearField& near = plan.near;
-  const OutputAt at{out, tree.n_targets()};
+  const std::size_t nt = tree.n_targets();
   // The multipole of box c (side s) at z, u = (z - c)/s, t = 1/u:
   //   phi   = a_0 (log|u| + log s) + Re sum_k A_k t^k          (a_0 is real: the charges are)
   //   phi'  = (t/s) (a_0 - sum_k k A_k t^k),          E = (-Re phi', Im phi')
@@ -292,18 +301,24 @@ void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansi
   // of 16 would hand to a few threads of a team of 15.
   const int team = team_size(threads, std::int64_t(plan.m2p_terms) * nd);
   const std::int64_t chunk = std::clamp<std::int64_t>(n / (8 * team), 1, 16);
+  // The potential's, the field's and the Hessian's polynomials in t, in one pass:
+  const int sets = 1 + (out.ex ? 1 : 0) + (out.hxx ? 1 : 0);
+  const int field = out.ex ? 1 : 0, hessian = out.hxx ? sets - 1 : 0;
 #pragma omp parallel num_threads(team)
   {
     std::vector<double> scratch;
+    HornerSets h;
 #pragma omp for schedule(dynamic, chunk)
     for (std::int64_t i = 0; i < n; ++i) {
       if (w.begin[i] == w.begin[i + 1]) continue;
       const std::int64_t i0 = near.leaf_tgt[i], m = near.leaf_tgt[i + 1] - i0;
-      scratch.resize(3 * m + 2 * (p + 1));
-      double *pur = scratch.data(), *pui = pur + m, *lg = pui + m, *cr = lg + m, *ci = cr + p + 1;
+      scratch.resize(3 * m);
+      double *pur = scratch.data(), *pui = pur + m, *lg = pui + m;
+      h.reset(sets, p, m);
       for (std::int64_t k = w.begin[i]; k < w.begin[i + 1]; ++k) {
         const BoxRef c = w.box[k];
         const double s = tree.box_size(c.level), inv_s = 1.0 / s, log_s = std::log(s);
+        const double inv_s2 = inv_s * inv_s;
         double hx, hy;
         tree.centre_index(c.level, c.box, &hx, &hy);
         const double* tx = tree.tx() + i0;
@@ -322,34 +337,46 @@ void M2P(const Tree& tree, const Plan& plan, const Operators& ops, const Expansi
           const Complex* a = &e.multipole[c.level](0, c.box * nd + d);
           const double a0 = a[0].real();
           // f = sum_{k=1..p} A_k t^k
-          cr[0] = ci[0] = 0;
-          for (int l = 1; l <= p; ++l) cr[l] = a[l].real(), ci[l] = a[l].imag();
-          horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double fr, double) {
-            at.potential(d, i0 + j, fr + a0 * (0.5 * lg[j] + log_s));
-          });
-          if (out.ex) {
-            // g = a_0 - sum_k k A_k t^k, then phi' = (t/s) g
-            cr[0] = a0;
-            ci[0] = 0;
-            for (int l = 1; l <= p; ++l) cr[l] = -l * a[l].real(), ci[l] = -l * a[l].imag();
-            horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double gr, double gi) {
-              at.field(d, i0 + j, (gr * pur[j] - gi * pui[j]) * inv_s,
-                       (gr * pui[j] + gi * pur[j]) * inv_s);
-            });
+          h.re(0)[0] = h.im(0)[0] = 0;
+          for (int l = 1; l <= p; ++l) h.re(0)[l] = a[l].real(), h.im(0)[l] = a[l].imag();
+          // g = a_0 - sum_k k A_k t^k, then phi' = (t/s) g
+          if (field) {
+            h.re(1)[0] = a0, h.im(1)[0] = 0;
+            for (int l = 1; l <= p; ++l)
+              h.re(1)[l] = -l * a[l].real(), h.im(1)[l] = -l * a[l].imag();
           }
-          if (out.hxx) {
-            // h = -a_0 + sum_k k (k+1) A_k t^k, then phi'' = (t/s)^2 h
-            cr[0] = -a0;
-            ci[0] = 0;
+          // h = -a_0 + sum_k k (k+1) A_k t^k, then phi'' = (t/s)^2 h
+          if (hessian) {
+            h.re(hessian)[0] = -a0, h.im(hessian)[0] = 0;
             for (int l = 1; l <= p; ++l) {
               const double f = double(l) * double(l + 1);
-              cr[l] = f * a[l].real(), ci[l] = f * a[l].imag();
+              h.re(hessian)[l] = f * a[l].real(), h.im(hessian)[l] = f * a[l].imag();
             }
-            const double inv_s2 = inv_s * inv_s;
-            horner(m, pur, pui, cr, ci, p, [&](std::int64_t j, double hr, double hi) {
+          }
+          h.run(m, pur, pui);
+          const std::size_t at = std::size_t(d) * nt + std::size_t(i0);
+          const double* fr = h.value(0, 0);
+          double* phi = out.phi + at;
+#pragma omp simd
+          for (std::int64_t j = 0; j < m; ++j) phi[j] += fr[j] + a0 * (0.5 * lg[j] + log_s);
+          if (field) {
+            const double *gr = h.value(1, 0), *gi = h.value(1, 1);
+            double *ex = out.ex + at, *ey = out.ey + at;
+#pragma omp simd
+            for (std::int64_t j = 0; j < m; ++j) {
+              ex[j] += -((gr[j] * pur[j] - gi[j] * pui[j]) * inv_s);
+              ey[j] += (gr[j] * pui[j] + gi[j] * pur[j]) * inv_s;
+            }
+          }
+          if (hessian) {
+            const double *hr = h.value(hessian, 0), *hi = h.value(hessian, 1);
+            double *hxx = out.hxx + at, *hxy = out.hxy + at;
+#pragma omp simd
+            for (std::int64_t j = 0; j < m; ++j) {
               const double t2r = pur[j] * pur[j] - pui[j] * pui[j], t2i = 2 * pur[j] * pui[j];
-              at.hessian(d, i0 + j, (hr * t2r - hi * t2i) * inv_s2, (hr * t2i + hi * t2r) * inv_s2);
-            });
+              hxx[j] += (hr[j] * t2r - hi[j] * t2i) * inv_s2;
+              hxy[j] += -((hr[j] * t2i + hi[j] * t2r) * inv_s2);
+            }
           }
         }
       }

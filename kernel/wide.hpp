@@ -73,10 +73,13 @@ struct WideKernels {
   void (*power_sums)(int m, const double* wr, const double* wi, int top, int nd, const double* q,
                      const double* mx, const double* my, long stride, double* out, double* scratch);
 
-  /// f_j = sum_{l <= top} C_l z_j^l at m points (Horner): fr[j] = Re f_j, and fi[j] = Im f_j
-  /// unless fi is null.
-  void (*horner)(int m, const double* zr, const double* zi, const double* cr, const double* ci,
-                 int top, double* fr, double* fi);
+  /// Horner for `sets` (1, 2 or 3) polynomials at once at m points z_j = zr[j] + i zi[j]: for
+  /// each s < sets, f_sj = sum_{l <= top} C_sl z_j^l with C_sl = cr[s][l] + i ci[s][l] (a
+  /// polynomial of lower degree has zeros up to top: 0 z + c = c exactly), out[2 s][j] = Re f_sj
+  /// and out[2 s + 1][j] = Im f_sj (a null out is not written). Each point's chain is the same
+  /// operations at every width (the same bits).
+  void (*horner)(int m, const double* zr, const double* zi, int sets, const double* const* cr,
+                 const double* const* ci, int top, double* const* out);
 
   /// The peak probe: `iterations` rounds of independent fused multiply-adds at this width
   /// (enough chains to cover the latency of every FMA unit); *flops the floating-point
@@ -93,9 +96,14 @@ constexpr int kWideLanes = 8;
 constexpr int kPowerBlock = 3;
 template <int W>
 constexpr int kPowerGroup = W >= 8 ? 4 : 2;
-/// Powers computed for sums up to w^top: top + 1 rounded up to whole blocks.
+/// A group of G channels alone makes its powers in registers as it sums: K = 4 of them a block
+/// at 512 bits where the registers hold 2 G K sums and the powers (G <= 2), else kPowerBlock.
+template <int W, int G>
+constexpr int kPowerBlockAlone = W >= 8 && G <= 2 ? 4 : kPowerBlock;
+/// The sums' rows for powers up to w^top: top + 1 rounded up to whole blocks of either size (a
+/// multiple of 12).
 constexpr int power_sums_rows(int top) {
-  return (top + kPowerBlock) / kPowerBlock * kPowerBlock;
+  return (top + 12) / 12 * 12;
 }
 /// Points padded to whole vectors of the widest lanes.
 constexpr long power_sums_points(int m) {

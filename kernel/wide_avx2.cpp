@@ -47,6 +47,23 @@ struct V {
     const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
     return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
   }
+  // out[i] = hsum(v[i]) for i < n, the same sums in the same order, 4 at a time by shuffles.
+  static void hsums(const reg* v, int n, double* out) {
+    for (int i = 0; i < n; i += 4) {
+      reg x[4];
+      for (int k = 0; k < 4; ++k) x[k] = i + k < n ? v[i + k] : zero();
+      // (a0 + a2, a1 + a3, c0 + c2, c1 + c3) and the same of b and d
+      const reg ac =
+          add(_mm256_permute2f128_pd(x[0], x[2], 0x20), _mm256_permute2f128_pd(x[0], x[2], 0x31));
+      const reg bd =
+          add(_mm256_permute2f128_pd(x[1], x[3], 0x20), _mm256_permute2f128_pd(x[1], x[3], 0x31));
+      const reg s = add(_mm256_unpacklo_pd(ac, bd), _mm256_unpackhi_pd(ac, bd));
+      if (n - i >= 4)
+        store(out + i, s);
+      else
+        store_first(out + i, s, n - i);
+    }
+  }
   using mask = __m256d;
   static mask lt(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
   static mask ne(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_NEQ_UQ); }
@@ -99,6 +116,9 @@ struct V {
   static reg invc(int i) { return kHalfLogInvc[i]; }
   static reg hlogc(int i) { return kHalfLogC[i]; }
   static double hsum(reg v) { return v; }
+  static void hsums(const reg* v, int n, double* out) {
+    for (int i = 0; i < n; ++i) out[i] = v[i];
+  }
   using mask = bool;
   static mask lt(reg a, reg b) { return a < b; }
   static mask ne(reg a, reg b) { return a != b; }

@@ -51,6 +51,30 @@ struct V {
     _mm512_store_pd(t, v);
     return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
   }
+  // out[i] = hsum(v[i]) for i < n, the same sums in the same order, 8 at a time by shuffles
+  // (pairs, then quads, then halves: 7 adds for 8 sums where hsum takes 7 for one; the
+  // zero-masking forms, as in shift_right).
+  static void hsums(const reg* v, int n, double* out) {
+    const __mmask8 all = 0xff;
+    const __m512i lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+    const __m512i hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+    for (int i = 0; i < n; i += 8) {
+      reg x[8], y[4], z[2];
+      for (int k = 0; k < 8; ++k) x[k] = i + k < n ? v[i + k] : zero();
+      for (int k = 0; k < 4; ++k)
+        y[k] = add(_mm512_maskz_unpacklo_pd(all, x[2 * k], x[2 * k + 1]),
+                   _mm512_maskz_unpackhi_pd(all, x[2 * k], x[2 * k + 1]));
+      for (int k = 0; k < 2; ++k)
+        z[k] = add(_mm512_permutex2var_pd(y[2 * k], lo, y[2 * k + 1]),
+                   _mm512_permutex2var_pd(y[2 * k], hi, y[2 * k + 1]));
+      const reg s = add(_mm512_maskz_shuffle_f64x2(all, z[0], z[1], 0x44),
+                        _mm512_maskz_shuffle_f64x2(all, z[0], z[1], 0xee));
+      if (n - i >= 8)
+        store(out + i, s);
+      else
+        store_first(out + i, s, n - i);
+    }
+  }
   using mask = __mmask8;
   static mask lt(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
   static mask ne(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_NEQ_UQ); }

@@ -5,8 +5,8 @@
 //   V::reg      the register type; V::zero(), V::load(p), V::store(p, r), V::set1(x),
 //               V::first(x) = (x, 0, ..., 0) (W >= 2),
 //               V::fma(a, b, c) = a * b + c, V::fms(a, b, c) = a * b - c, add, sub, mul, div,
-//               V::hsum(r); and half_log_of's operations (kernel/half_log.hpp): V::Parts,
-//               V::parts(r), V::invc(i), V::hlogc(i)
+//               V::hsum(r), V::hsums(v, n, out) (out[i] = hsum(v[i]), i < n); and half_log_of's
+//               operations (kernel/half_log.hpp): V::Parts, V::parts(r), V::invc(i), V::hlogc(i)
 //   V::mask     a lane mask; V::lt(a, b), V::ne(a, b), V::mand, V::mor, V::any(m),
 //               V::blend(m, a, b) = m ? a : b
 //   V::interleave(re, im, &lo, &hi)  (re_0, im_0, re_1, im_1, ...) in lo, then hi
@@ -162,19 +162,18 @@ void translate_impl(int n, int rows, int ld, const double* R, int cols,
 #include "kernel/wide_near_impl.hpp"
 
 // Power sums (WideKernels::power_sums) as products of the points' powers and their strengths,
-// K = kPowerBlock powers at a time: for each group of G channels (q, mx, my of a density) the
-// G x K complex sums over every point are held in 2 G K vector registers, and reduced across
-// the lanes at the end. The powers come from each point's next power (kept between blocks) by
-// K complex products; with several groups they are made once per block into 2 K rows of the
-// points, which every group reads from the cache (made once for every density, not once per
-// density: nd = 8 at top = 30 took 10-12x the time of one density that way, its sums through
-// memory, results/h200/session-2026-11-28c/call1 and call2); one group (1, 2 or 4 channels)
-// makes them in registers as it sums.
-template <class V, int G, bool kMake>
+// K powers at a time (kPowerBlock; a group alone kPowerBlockAlone): for each group of G channels
+// (q, mx, my of a density) the G x K complex sums over every point are held in 2 G K vector
+// registers, and reduced across the lanes at the end (V::hsums). The powers come from each point's
+// next power (kept between blocks) by K complex products; with several groups they are made once
+// per block into 2 K rows of the points, which every group reads from the cache (made once for
+// every density, not once per density: nd = 8 at top = 30 took 10-12x the time of one density that
+// way, its sums through memory, results/h200/session-2026-11-28c/call1 and call2); one group (1, 2
+// or 4 channels) makes them in registers as it sums.
+template <class V, int G, int K, bool kMake>
 void power_block(long points, long mp, const double* w, double* next, const double* pw,
                  const double* st, double* sums, int rows) {
   typedef typename V::reg reg;
-  constexpr int K = mlfma2d::kPowerBlock;
   reg acc[G][K][2];
   for (int g = 0; g < G; ++g)
     for (int k = 0; k < K; ++k) acc[g][k][0] = acc[g][k][1] = V::zero();
@@ -206,11 +205,7 @@ void power_block(long points, long mp, const double* w, double* next, const doub
       V::store(next + mp + v, ti);
     }
   }
-  for (int g = 0; g < G; ++g)
-    for (int k = 0; k < K; ++k) {
-      sums[(g * rows + k) * 2] = V::hsum(acc[g][k][0]);
-      sums[(g * rows + k) * 2 + 1] = V::hsum(acc[g][k][1]);
-    }
+  for (int g = 0; g < G; ++g) V::hsums(&acc[g][0][0], 2 * K, sums + g * rows * 2);
 }
 
 // Every channel of one block of made powers: groups of G = kPowerGroup, then the rest in groups
@@ -219,24 +214,41 @@ template <class V, int G>
 void power_groups(int from, int channels, long points, long mp, int rows, const double* pw,
                   const double* st, double* sums) {
   for (; from + G <= channels; from += G)
-    power_block<V, G, false>(points, mp, nullptr, nullptr, pw, st + from * mp,
-                             sums + static_cast<long>(from) * rows * 2, rows);
+    power_block<V, G, mlfma2d::kPowerBlock, false>(points, mp, nullptr, nullptr, pw, st + from * mp,
+                                                   sums + static_cast<long>(from) * rows * 2, rows);
   if constexpr (G > 1) power_groups<V, G / 2>(from, channels, points, mp, rows, pw, st, sums);
 }
 
 // One group of G channels over every block of powers, each made in registers; false when the
 // channels are not G (nor a smaller power of two).
 template <class V, int G>
-bool power_group_alone(int channels, long points, long mp, int rows, const double* w, double* next,
-                       const double* st, double* sums) {
+bool power_group_alone(int channels, long points, long mp, int top, int rows, const double* w,
+                       double* next, const double* st, double* sums) {
+  constexpr int K = mlfma2d::kPowerBlockAlone<V::W, G>;
   if (channels == G) {
-    for (int k0 = 0; k0 < rows; k0 += mlfma2d::kPowerBlock)
-      power_block<V, G, true>(points, mp, w, next, nullptr, st, sums + 2 * k0, rows);
+    for (int k0 = 0; k0 <= top; k0 += K)
+      power_block<V, G, K, true>(points, mp, w, next, nullptr, st, sums + 2 * k0, rows);
     return true;
   }
   if constexpr (G > 1)
-    return power_group_alone<V, G / 2>(channels, points, mp, rows, w, next, st, sums);
+    return power_group_alone<V, G / 2>(channels, points, mp, top, rows, w, next, st, sums);
   return false;
+}
+
+// to[j] = from[j] for j < m, 0 up to `points` (a multiple of W; all 0 without from), by vectors
+// (a loop of conditional scalars here took a fifth of the power sums' time at 244 points).
+template <class V>
+void copy_padded(const double* from, long m, long points, double* to) {
+  constexpr int W = V::W;
+  long j = 0;
+  if (from)
+    for (; j + W <= m; j += W) V::store(to + j, V::load(from + j));
+  if constexpr (W > 1)
+    if (from && j < m) {
+      V::store(to + j, V::load_first(from + j, int(m - j)));
+      j += W;
+    }
+  for (; j < points; j += W) V::store(to + j, V::zero());
 }
 
 template <class V>
@@ -256,22 +268,21 @@ void power_sums_impl(int m, const double* wr, const double* wi, int top, int nd,
   double* pw = next + 2 * mp;                            // 2 K x mp: re, im of K powers
   double* st = pw + 2 * K * mp;                          // channels x mp
   double* sums = st + static_cast<long>(channels) * mp;  // channels x rows x (re, im)
-  for (long j = 0; j < points; ++j) {
-    w[j] = j < m ? wr[j] : 0.0;
-    w[mp + j] = j < m ? wi[j] : 0.0;
-    next[j] = 1.0;
-    next[mp + j] = 0.0;
+  copy_padded<V>(wr, m, points, w);
+  copy_padded<V>(wi, m, points, w + mp);
+  for (long j = 0; j < points; j += W) {
+    V::store(next + j, V::set1(1.0));
+    V::store(next + mp + j, V::zero());
   }
   // Channel c = kind * nd + d: the charges of every density, then mx, then my; 0 past the
   // points (and in a channel past the given ones).
   const double* kind_rows[3] = {q ? q : mx, q ? mx : my, my};
-  for (int c = 0; c < channels; ++c) {
-    const double* from = c < given ? kind_rows[c / nd] + (c % nd) * stride : nullptr;
-    double* to = st + c * mp;
-    for (long j = 0; j < points; ++j) to[j] = from && j < m ? from[j] : 0.0;
-  }
-  if (!power_group_alone<V, mlfma2d::kPowerGroup<W>>(channels, points, mp, rows, w, next, st, sums))
-    for (int k0 = 0; k0 < rows; k0 += K) {
+  for (int c = 0; c < channels; ++c)
+    copy_padded<V>(c < given ? kind_rows[c / nd] + (c % nd) * stride : nullptr, m, points,
+                   st + c * mp);
+  if (!power_group_alone<V, mlfma2d::kPowerGroup<W>>(channels, points, mp, top, rows, w, next, st,
+                                                     sums))
+    for (int k0 = 0; k0 <= top; k0 += K) {
       for (long v = 0; v < points; v += W) {
         const reg ar = V::load(w + v), ai = V::load(w + mp + v);
         reg tr = V::load(next + v), ti = V::load(next + mp + v);
@@ -307,44 +318,86 @@ void power_sums_impl(int m, const double* wr, const double* wi, int top, int nd,
     }
 }
 
-// Horner (WideKernels::horner): kChains vectors of points at a time, independent chains of
-// complex multiply-adds in flight.
-template <class V>
-void horner_impl(int m, const double* zr, const double* zi, const double* cr, const double* ci,
-                 int top, double* fr, double* fi) {
-  constexpr int W = V::W, kChains = 4;
+// Horner (WideKernels::horner): S polynomials at once over C vectors of points, the points'
+// powers shared, C x S independent chains of dependent complex multiply-adds in flight (as many
+// as the registers hold: kHornerChains); a block of r <= C W points, the last vector partial.
+template <int W, int S>
+constexpr int kHornerChains = W >= 8 ? (S == 1   ? 6
+                                        : S == 2 ? 4
+                                                 : 3)
+                                     : (S == 1   ? 3
+                                        : S == 2 ? 2
+                                                 : 1);
+
+template <class V, int S, int C>
+[[gnu::always_inline]] inline void horner_block(int r, const double* zr, const double* zi,
+                                                const double* const* cr, const double* const* ci,
+                                                int top, double* const* out, int at) {
+  constexpr int W = V::W;
   typedef typename V::reg reg;
-  for (int j0 = 0; j0 < m; j0 += kChains * W) {
-    double lane_r[kChains * W], lane_i[kChains * W];
-    const int nb = m - j0 < kChains * W ? m - j0 : kChains * W;
-    for (int b = 0; b < kChains * W; ++b) {
-      lane_r[b] = b < nb ? zr[j0 + b] : 0.0;
-      lane_i[b] = b < nb ? zi[j0 + b] : 0.0;
+  reg tr[C], ti[C], ur[S][C], ui[S][C];
+  for (int c = 0; c < C; ++c) {
+    const int left = r - c * W;  // points of vector c (at least 1)
+    if constexpr (W == 1) {
+      tr[c] = zr[c], ti[c] = zi[c];
+    } else if (left >= W) {
+      tr[c] = V::load(zr + c * W), ti[c] = V::load(zi + c * W);
+    } else {
+      tr[c] = V::load_first(zr + c * W, left), ti[c] = V::load_first(zi + c * W, left);
     }
-    reg tr[kChains], ti[kChains], ur[kChains], ui[kChains];
-    for (int c = 0; c < kChains; ++c) {
-      tr[c] = V::load(lane_r + c * W);
-      ti[c] = V::load(lane_i + c * W);
-      ur[c] = V::set1(cr[top]);
-      ui[c] = V::set1(ci[top]);
-    }
-    for (int l = top - 1; l >= 0; --l) {
-      const reg br = V::set1(cr[l]), bi = V::set1(ci[l]);
-      for (int c = 0; c < kChains; ++c) {
-        const reg re = V::fms(ur[c], tr[c], V::fms(ui[c], ti[c], br));
-        ui[c] = V::fma(ur[c], ti[c], V::fma(ui[c], tr[c], bi));
-        ur[c] = re;
+    for (int s = 0; s < S; ++s) ur[s][c] = V::set1(cr[s][top]), ui[s][c] = V::set1(ci[s][top]);
+  }
+  for (int l = top - 1; l >= 0; --l)
+    for (int s = 0; s < S; ++s) {
+      const reg br = V::set1(cr[s][l]), bi = V::set1(ci[s][l]);
+      for (int c = 0; c < C; ++c) {
+        const reg re = V::fms(ur[s][c], tr[c], V::fms(ui[s][c], ti[c], br));
+        ui[s][c] = V::fma(ur[s][c], ti[c], V::fma(ui[s][c], tr[c], bi));
+        ur[s][c] = re;
       }
     }
-    for (int c = 0; c < kChains; ++c) {
-      V::store(lane_r + c * W, ur[c]);
-      V::store(lane_i + c * W, ui[c]);
+  for (int s = 0; s < S; ++s)
+    for (int h = 0; h < 2; ++h) {
+      double* o = out[2 * s + h];
+      if (!o) continue;
+      o += at;
+      for (int c = 0; c < C; ++c) {
+        const int left = r - c * W;
+        const reg v = h == 0 ? ur[s][c] : ui[s][c];
+        if constexpr (W == 1)
+          o[c] = v;
+        else if (left >= W)
+          V::store(o + c * W, v);
+        else
+          V::store_first(o + c * W, v, left);
+      }
     }
-    for (int b = 0; b < nb; ++b) {
-      fr[j0 + b] = lane_r[b];
-      if (fi) fi[j0 + b] = lane_i[b];
-    }
-  }
+}
+
+// The last r < C W points: the fewest vectors that hold them.
+template <class V, int S, int C>
+void horner_tail(int r, const double* zr, const double* zi, const double* const* cr,
+                 const double* const* ci, int top, double* const* out, int at) {
+  if constexpr (C > 1)
+    if (r <= (C - 1) * V::W) return horner_tail<V, S, C - 1>(r, zr, zi, cr, ci, top, out, at);
+  horner_block<V, S, C>(r, zr, zi, cr, ci, top, out, at);
+}
+
+template <class V, int S>
+void horner_sets(int m, const double* zr, const double* zi, const double* const* cr,
+                 const double* const* ci, int top, double* const* out) {
+  constexpr int C = kHornerChains<V::W, S>, B = C * V::W;
+  int j = 0;
+  for (; j + B <= m; j += B) horner_block<V, S, C>(B, zr + j, zi + j, cr, ci, top, out, j);
+  if (j < m) horner_tail<V, S, C>(m - j, zr + j, zi + j, cr, ci, top, out, j);
+}
+
+template <class V>
+void horner_impl(int m, const double* zr, const double* zi, int sets, const double* const* cr,
+                 const double* const* ci, int top, double* const* out) {
+  if (sets == 1) horner_sets<V, 1>(m, zr, zi, cr, ci, top, out);
+  if (sets == 2) horner_sets<V, 2>(m, zr, zi, cr, ci, top, out);
+  if (sets == 3) horner_sets<V, 3>(m, zr, zi, cr, ci, top, out);
 }
 
 // The peak probe (WideKernels::fma_probe): kChains independent chains of dependent FMAs.

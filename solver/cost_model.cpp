@@ -136,8 +136,10 @@ Prediction predict(const CostModel& m, const FarWork& w, double pairs, double po
 // P2L's gathered sources in vector loops (the W and X lists' cost); 11 = the shared back end's
 // adjacent leaves summed both ways in self-evaluation (nearfield/cuda/shared/mutual.hpp); 12 =
 // those of dipoles and Hessians too (shared), and the cpu back end's of the Hessian; 13 = the
-// expansions' columns padded to whole cache lines on 64 bytes (kernel/wide.hpp expansion_rows).
-constexpr int kOperatorsRevision = 13;
+// expansions' columns padded to whole cache lines on 64 bytes (kernel/wide.hpp expansion_rows);
+// 14 = L2P's and M2P's polynomials in one Horner pass, the power sums' copies by vectors and lane
+// sums by shuffles (P2M's cost per point and per leaf).
+constexpr int kOperatorsRevision = 14;
 
 namespace {
 

@@ -133,17 +133,70 @@ TEST(Wide, TheTranslationIsTheSameAtBothWidths) {
       }
 }
 
+// Horner for `sets` polynomials (kernel/wide.hpp) of degree 30 at the first n of m points, the
+// first polynomial's imaginary part not asked for; the outputs start at -7.
+struct HornerRun {
+  std::vector<std::vector<double>> cr, ci;
+  std::vector<double> zr, zi, values;
+};
+HornerRun horner_run(const WideKernels& k, int sets, int n, int m) {
+  const int top = 30;
+  HornerRun r;
+  r.zr = random(m, 3, -0.7, 0.7), r.zi = random(m, 4, -0.7, 0.7);
+  const double* cr[3] = {};
+  const double* ci[3] = {};
+  for (int s = 0; s < 3; ++s) {
+    r.cr.push_back(random(top + 1, 5 + 2 * s)), r.ci.push_back(random(top + 1, 6 + 2 * s));
+    cr[s] = r.cr[s].data(), ci[s] = r.ci[s].data();
+  }
+  r.values.assign(6 * std::size_t(m), -7.0);
+  double* out[6] = {};
+  for (int h = 0; h < 2 * sets; ++h)
+    if (h != 1) out[h] = r.values.data() + std::size_t(h) * m;
+  k.horner(n, r.zr.data(), r.zi.data(), sets, cr, ci, top, out);
+  return r;
+}
+
+// Horner for one, two and three polynomials at once, at every count of points up to 45 (whole
+// blocks of chains, partial vectors, tails of fewer vectors) at every width this CPU has: each
+// point's value is that of its own chain of fused multiply-adds written out here, and nothing
+// past the points or not asked for is written.
+TEST(Wide, HornerIsEachPointsOwnChain) {
+  const int m = 45, top = 30;
+  for (int bits : {256, 512}) {
+    const WideKernels* k = wide_kernels_of(bits);
+    if (!k) continue;
+    for (int sets = 1; sets <= 3; ++sets)
+      for (int n = 1; n <= m; ++n) {
+        const HornerRun r = horner_run(*k, sets, n, m);
+        for (int s = 0; s < 3; ++s)
+          for (int j = 0; j < m; ++j) {
+            double ur = r.cr[s][top], ui = r.ci[s][top];
+            for (int l = top - 1; l >= 0; --l) {
+              const double re = std::fma(ur, r.zr[j], -std::fma(ui, r.zi[j], -r.cr[s][l]));
+              ui = std::fma(ur, r.zi[j], std::fma(ui, r.zr[j], r.ci[s][l]));
+              ur = re;
+            }
+            const bool in = j < n && s < sets;
+            const std::string at = std::to_string(bits) + " bits, " + std::to_string(sets) +
+                                   " sets, " + std::to_string(n) + " points: " + std::to_string(s) +
+                                   ", " + std::to_string(j);
+            ASSERT_EQ(r.values[std::size_t(2 * s * m + j)], in ? ur : -7.0) << at;
+            ASSERT_EQ(r.values[std::size_t((2 * s + 1) * m + j)], in && s > 0 ? ui : -7.0) << at;
+          }
+      }
+  }
+}
+
 TEST(Wide, HornerAndPowerSumsAgreeAcrossWidths) {
   const Widths w = widths();
   NEED_BOTH_WIDTHS(w);
   const int m = 77, top = 30, nd = 3;
   const std::vector<double> zr = random(m, 3, -0.7, 0.7), zi = random(m, 4, -0.7, 0.7);
-  const std::vector<double> cr = random(top + 1, 5), ci = random(top + 1, 6);
-  std::vector<double> fr1(m), fi1(m), fr2(m), fi2(m);
-  w.narrow->horner(m, zr.data(), zi.data(), cr.data(), ci.data(), top, fr1.data(), fi1.data());
-  w.wide->horner(m, zr.data(), zi.data(), cr.data(), ci.data(), top, fr2.data(), fi2.data());
-  EXPECT_EQ(fr1, fr2);
-  EXPECT_EQ(fi1, fi2);
+  for (int sets = 1; sets <= 3; ++sets) {
+    const HornerRun a = horner_run(*w.narrow, sets, m, m), b = horner_run(*w.wide, sets, m, m);
+    EXPECT_EQ(a.values, b.values) << sets << " sets";
+  }
   const std::vector<double> q = random(std::size_t(nd) * m, 7), mx = random(std::size_t(nd) * m, 8),
                             my = random(std::size_t(nd) * m, 9);
   const std::size_t slots = 4 * nd * (top + 1);
