@@ -439,8 +439,16 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   // Per evaluation: the expansions (multipole and local, p + 1 complex per box and density padded
   // to whole cache lines), the tree-order charges and far-field outputs (and their caller-order
   // copy beside a device), the caller-order result and the permutations' scratch.
+  // A candidate of more M2L pairs than the evaluated plan, built during the choice, left a
+  // larger heap of gathered pairs (8 bytes a pair, grown by push_back: counted twice), which the
+  // allocator keeps beside the evaluation: at 1e6 uniform points, CT 16 built while CT 32 was the
+  // best and then evaluated, the estimate without it was 0.967 of the measured peak (on main at
+  // 8b5ec0f and after it: tests/memory_estimate.py, results/dev-machine/issue23-k/memory.md).
+  double most_pairs = m.evaluated.m2l_pairs;
+  for (const TreeSize& t : m.candidates) most_pairs = std::max(most_pairs, t.m2l_pairs);
+  const double kept_heap = 16 * (most_pairs - m.evaluated.m2l_pairs);
   const double terms = m.terms > 0 ? tuning::stored_expansion_terms(m.terms) : 0;
-  e.evaluation = kept + 32.0 * terms * m.evaluated.boxes * nd + 8 * strengths * S +
+  e.evaluation = kept + kept_heap + 32.0 * terms * m.evaluated.boxes * nd + 8 * strengths * S +
                  8 * outputs * R * (device ? 2 : 1) + 8 * outputs * R + permutations;
   return e;
 }
