@@ -236,7 +236,8 @@ bool power_group_alone(int channels, long points, long mp, int top, int rows, co
 }
 
 // to[j] = from[j] for j < m, 0 up to `points` (a multiple of W; all 0 without from), by vectors
-// (a loop of conditional scalars here took a fifth of the power sums' time at 244 points).
+// (a loop of conditional scalars here took a fifth of the power sums' time at 244 points:
+// results/dev-machine/issue23-k/perf_power_sums.txt).
 template <class V>
 void copy_padded(const double* from, long m, long points, double* to) {
   constexpr int W = V::W;
