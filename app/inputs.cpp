@@ -392,8 +392,13 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   // A device back end's evaluation (every branch but the last) also puts the far field's outputs
   // in caller order while the device works (EvaluationArrays::stage_far_field).
   bool device = true;
+  // The far field's strengths in tree order: its own array, or (a resident back end, from a size
+  // on) the device's gather copied back into pinned memory (ChargeIo::tree_on_host).
+  bool tree_strengths_pinned = false;
   if (o.backend == "shared" || o.backend == "repetition-gpu") {
-    resident = 8 * strengths * S + 8 * outputs * R;  // pinned charges and outputs (ChargeIo)
+    tree_strengths_pinned = tuning::device_strengths_back(o, m.sources);
+    // pinned charges (caller order, and tree order) and outputs (ChargeIo)
+    resident = (tree_strengths_pinned ? 2 : 1) * 8 * strengths * S + 8 * outputs * R;
     // shared's slot arrays (x, y: 16; caller index, tree target, leaf: 12) and union lists
     // (about 8 int32 a target); repetition-gpu uploads the tree's arrays directly.
     if (o.backend == "shared") layout = 28 * R + 32 * R;
@@ -448,7 +453,8 @@ MemoryEstimate evaluation_memory(const MemoryShape& m) {
   for (const TreeSize& t : m.candidates) most_pairs = std::max(most_pairs, t.m2l_pairs);
   const double kept_heap = 16 * (most_pairs - m.evaluated.m2l_pairs);
   const double terms = m.terms > 0 ? tuning::stored_expansion_terms(m.terms) : 0;
-  e.evaluation = kept + kept_heap + 32.0 * terms * m.evaluated.boxes * nd + 8 * strengths * S +
+  e.evaluation = kept + kept_heap + 32.0 * terms * m.evaluated.boxes * nd +
+                 (tree_strengths_pinned ? 0.0 : 8 * strengths * S) +
                  8 * outputs * R * (device ? 2 : 1) + 8 * outputs * R + permutations;
   return e;
 }

@@ -36,8 +36,9 @@ Complex child_offset(int quadrant) {
 
 }  // namespace
 
-Operators::Operators(int terms) : p(terms) {
+Operators::Operators(int terms) : p(terms), inverse(std::size_t(terms) + 1, 0.0) {
   const int n = p + 1;
+  for (int k = 1; k <= p; ++k) inverse[std::size_t(k)] = 1.0 / k;
   const auto C = binomials(2 * p);
   for (int q = 0; q < 4; ++q) {
     const Complex w = child_offset(q);

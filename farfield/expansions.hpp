@@ -67,6 +67,8 @@ struct Operators {
   // M2L truncated per offset (m2l_terms below): offset o keeps the leading m2l_kind_terms[
   // m2l_kind[o]] coefficients; the kinds are the distinct counts, in the offsets' order.
   std::vector<int> m2l_kind, m2l_kind_terms;
+  /// 1/k for k = 1..p (and 0 at k = 0): P2M multiplies by it in place of dividing by k.
+  std::vector<double> inverse;
   explicit Operators(int terms);
 
  private:

@@ -118,10 +118,9 @@ void P2M(const Tree& tree, const Operators& ops, const FarSources& s, Expansions
   const int p = ops.p, nd = e->nd;
   const std::size_t ns = tree.n_sources();
   // A_0 = sum q_j,  A_k = -(1/k) sum q_j w_j^k + (1/s) sum m_j w_j^(k-1),  w_j = (z_j - c)/s
-  // (docs/math.md section 3); 1/k from a table made once per call, in place of two divisions a
-  // term in every leaf.
-  std::vector<double> inv(std::size_t(p) + 1, 0.0);
-  for (int k = 1; k <= p; ++k) inv[std::size_t(k)] = 1.0 / k;
+  // (docs/math.md section 3); 1/k from the operators' table, in place of two divisions a term in
+  // every leaf.
+  const std::vector<double>& inv = ops.inverse;
   for_leaves(tree, true, threads, [&](BoxRef r, std::vector<double>* scratch) {
     const Level& lv = tree.at(r);
     const std::int64_t j0 = lv.src_begin[r.box], m = lv.src_end[r.box] - j0;

@@ -104,8 +104,10 @@ class NearFieldBackend {
   /// staged_result(), instead of writing `outputs`. A caller with a team to spare so moves both
   /// at the memory's speed while the back end's host thread only waits on the device: one
   /// thread moving 8 densities of 1e6 points took 13 ms each way on the H200 host
-  /// (results/h200/session-2026-11-28c/call1).
-  bool stage_in(const NearSources& sources, int threads);
+  /// (results/h200/session-2026-11-28c/call1). With `strengths_back`, that evaluation also
+  /// copies its strengths back in tree order where the back end does so for this size
+  /// (strengths_back(ChargeShape) below; tree_order_strengths()).
+  bool stage_in(const NearSources& sources, int threads, bool strengths_back = false);
   /// Output k (0 phi, 1 ex, 2 ey, 3 hxx, 4 hxy; nd x targets, caller order) of the last
   /// evaluation stage_in() began; null where it did not compute it.
   const double* staged_result(int k) const { return staged_output(k); }
@@ -115,6 +117,13 @@ class NearFieldBackend {
   /// kind is then not copied (the dipoles' moments computed in place: one pass over 2 x 8 bytes
   /// a source the fewer).
   StagingBuffers staging_buffers() { return ready_ ? staging_area() : StagingBuffers{}; }
+  /// Called on another thread while an evaluation stage_in(..., true) began runs: its
+  /// strengths in tree order (Tree::src_index; nd x sources a kind, null for a kind not carried)
+  /// as the device gathered them, copied back into pinned memory beside its kernels; waits for
+  /// them. All null where the back end has none (it does not stage, or the evaluation ended
+  /// without them): the caller then puts them in tree order itself. They stay until the next
+  /// stage_in().
+  StrengthArrays tree_order_strengths();
 
  protected:
   const NearFieldProblem& problem() const { return problem_; }
@@ -131,9 +140,13 @@ class NearFieldBackend {
   /// one target); it fills the four phases and device_bytes / chunks of `t`.
   virtual void run(const NearSources& sources, const NearOutputs& outputs, NearFieldTimings* t) = 0;
   /// stage_in() and staged_result() of a back end that stages (checked arguments).
-  virtual bool stage_strengths(const NearSources&, int /*threads*/) { return false; }
+  virtual bool stage_strengths(const NearSources&, int /*threads*/, bool /*back*/) { return false; }
   virtual const double* staged_output(int /*k*/) const { return nullptr; }
   virtual StagingBuffers staging_area() { return {}; }
+  /// tree_order_strengths() of a back end that stages; the end of every evaluation (a caller
+  /// still waiting for tree-order strengths that will not come gets nulls).
+  virtual StrengthArrays staged_tree_order() { return {}; }
+  virtual void staged_evaluation_over() {}
   /// Throws InvalidInput when a kind of strength the problem carries is missing.
   void check_sources(const NearSources& s) const;
 
@@ -206,6 +219,14 @@ struct ChargeShape : EvaluationShape {
 };
 /// A problem's charge shape.
 ChargeShape charge_shape(const NearFieldProblem& p);
+/// Whether a resident GPU back end's staged evaluation of this shape copies its strengths back in
+/// tree order for the far field when asked (NearFieldBackend::stage_in, tree_order_strengths):
+/// from 2^21 strengths on (nd x kinds x sources). At 1e6 points (one density of charges) the copy
+/// beside the near field, the longer half there, slowed the evaluation 1.5-8 %; from 2e6 points
+/// on the evaluation took 0.94-1.01 of the time with the host's blocked gather, at 4e6 0.97-1.00,
+/// 1e7 0.89-0.97, 1e8 0.82-0.87 (H200 host, docs/performance.md section 5.13). Pinned memory for
+/// them is taken at set-up only then.
+bool strengths_back(const ChargeShape& shape);
 
 /// Makes now, on the calling thread, the pinned host buffers that back end `backend`'s set-up
 /// will take for this shape (a resident GPU back end's charge path), once the device has

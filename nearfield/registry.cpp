@@ -190,6 +190,11 @@ ChargeShape charge_shape(const NearFieldProblem& p) {
   return ChargeShape(p.n_sources, p.n_targets, p.shape());
 }
 
+bool strengths_back(const ChargeShape& s) {
+  const std::size_t kinds = (s.charges ? 1 : 0) + (s.dipoles ? 2 : 0);
+  return std::size_t(s.densities) * kinds * s.n_sources >= (std::size_t(1) << 21);
+}
+
 void reserve_device_buffers(const std::string& backend, const ChargeShape& shape) {
   wait_for_device();
   const BackendRow* row = find_row(backend);
@@ -266,6 +271,11 @@ void NearFieldBackend::setup(const NearFieldProblem& p) {
 
 void NearFieldBackend::evaluate(const NearSources& s, const NearOutputs& o,
                                 NearFieldTimings* timings) {
+  // However it ends, a caller waiting on tree_order_strengths() is released.
+  const struct Over {
+    NearFieldBackend* b;
+    ~Over() { b->staged_evaluation_over(); }
+  } over{this};
   const std::string w = who();
   if (!ready_) throw InvalidInput(w + "evaluate() before setup()");
   const NearFieldProblem& p = problem_;
@@ -309,12 +319,19 @@ void NearFieldBackend::check_sources(const NearSources& s) const {
   if (p.n_sources > 0 && p.dipoles && (!s.mx || !s.my)) throw InvalidInput(who() + "no dipoles");
 }
 
-bool NearFieldBackend::stage_in(const NearSources& s, int threads) {
+StrengthArrays NearFieldBackend::tree_order_strengths() {
+  // Below strengths_back's size no back end copies them: no wait, no device for this thread.
+  if (!ready_ || !strengths_back(charge_shape(problem_))) return {};
+  if (on_device_) device::use_selected();  // this thread's current device: the copy's
+  return staged_tree_order();
+}
+
+bool NearFieldBackend::stage_in(const NearSources& s, int threads, bool strengths_back) {
   if (!ready_) throw InvalidInput(who() + "stage_in() before setup()");
   check_sources(s);
   // Staged evaluations are whole ones: not for a back end run once per density.
   return problem_.n_targets > 0 && run_densities_ == problem_.densities &&
-         stage_strengths(s, threads);
+         stage_strengths(s, threads, strengths_back);
 }
 
 void NearFieldBackend::evaluate(const double* q, double* potential, double* fx, double* fy,

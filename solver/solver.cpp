@@ -272,7 +272,7 @@ struct Solver::Impl {
     if (device)
       timed(&staging, [&] {
         const TraceScope trace("near: strengths staged by the team");
-        staged = near->stage_in(NearSources{s.q, s.mx, s.my}, team);
+        staged = near->stage_in(NearSources{s.q, s.mx, s.my}, team, true);
       });
     std::atomic<bool> near_done{false};
     run.start_near_field([&] {
@@ -290,7 +290,7 @@ struct Solver::Impl {
       });
     });
     timed(&t.far, [&] {
-      far_field(s, team);
+      far_field(s, staged, team);
       // While a device's near field still runs, the far field's threads put their outputs in the
       // caller's order: what is left after the join is a stream (the permutation at 1e7 points
       // took 14 ms after it; docs/performance.md section 5).
@@ -321,16 +321,18 @@ struct Solver::Impl {
   }
 
   // The far field in tree order: the upward pass, the interaction lists (V by M2L, X by P2L), the
-  // downward pass, the W lists by M2P (docs/math.md, sections 3 and 4).
+  // downward pass, the W lists by M2P (docs/math.md, sections 3 and 4). The strengths in tree
+  // order: from a staged device evaluation (`staged`: its gather copied back), else gathered.
   // MLFMA2D_TRACE=1 shows each step's time, the reorderings' included (runtime/trace.hpp).
-  void far_field(const Strengths& s, int team) {
+  void far_field(const Strengths& s, bool staged, int team) {
     FarSources src;
     FarOutputs out;
     {
       const TraceScope trace("far: strengths in tree order, outputs zeroed, expansions reset");
-      src = arrays.tree_order(tree, s, opt.densities, team);
       out = arrays.far_outputs(tree, opt.densities, opt.field, opt.hessian, team);
       far->reset(opt.densities, team);
+      if (staged) src = near->tree_order_strengths();
+      if (!src.q && !src.mx) src = arrays.tree_order(tree, s, opt.densities, team);
     }
     {
       const TraceScope trace("far: upward pass");

@@ -3,7 +3,8 @@
 // leaves summed both ways against the cpu back end on sets and leaf capacities that take it
 // (every kind of sources and output), the same bits on every run, strengths written into the
 // staging buffers by the caller, and a device-memory budget that holds the one-way layout but not
-// the mutual slots (the path left out, the answer the same). Skips, with the reason, where no CUDA
+// the mutual slots (the path left out, the answer the same), and a staged evaluation's strengths
+// in tree order handed to another thread (the far field's). Skips, with the reason, where no CUDA
 // device is found.
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <thread>
 
 #include "nearfield/backend.hpp"
 #include "nearfield/cuda/shared/mutual.hpp"
@@ -145,6 +147,68 @@ TEST(GpuShared, StrengthsWrittenIntoTheStagingBuffersGiveTheSameBits) {
   gpu->setup(testing::density_problem(g, {1, true, false, false, false}));
   EXPECT_NE(gpu->staging_buffers().q, nullptr);
   EXPECT_EQ(gpu->staging_buffers().mx, nullptr) << "charges alone";
+}
+
+/// A staged evaluation asked for them hands its strengths in tree order (the device's gather,
+/// copied back) to another thread while it runs, the bits of the caller's in Tree::src_index's
+/// order (two densities of charges and dipoles, 2.4e6 strengths); none when not asked for, after
+/// an evaluation not staged, after one that failed before its strengths went in (the waiting
+/// thread released), below strengths_back's size, or from the cpu back end.
+TEST(GpuShared, StagedEvaluationsHandTheirStrengthsInTreeOrderToAnotherThread) {
+  REQUIRE_CUDA_DEVICE();
+  Geometry g;
+  ASSERT_TRUE(
+      testing::try_geometry(&g, "clusters", 400000, false, 64, 0, kSeed, TreeKind::Adaptive));
+  const testing::DensityCase dc{2, true, true, true, false};
+  const NearFieldProblem p = testing::density_problem(g, dc);
+  ASSERT_TRUE(strengths_back(charge_shape(p)));
+  auto gpu = make_near_field_backend("shared");
+  gpu->setup(p);
+  const testing::Strengths s = testing::make_strengths(g.tree.n_sources(), dc, kSeed);
+  const std::size_t ns = g.tree.n_sources(), all = std::size_t(dc.nd) * g.tree.n_targets();
+  testing::DensitySums out(all, dc);
+  for (int round = 0; round < 2; ++round) {  // round 1: its own strengths, not round 0's
+    testing::Strengths r = s;
+    for (double& v : r.q) v += round;
+    ASSERT_TRUE(gpu->stage_in(r.sources(), 4, true));
+    std::thread near([&] { gpu->evaluate(r.sources(), out.outputs(), &out.timings); });
+    const StrengthArrays got = gpu->tree_order_strengths();
+    near.join();
+    const std::vector<double>* want[3] = {&r.q, &r.mx, &r.my};
+    const double* kinds[3] = {got.q, got.mx, got.my};
+    for (int k = 0; k < 3; ++k) {
+      ASSERT_NE(kinds[k], nullptr) << "kind " << k;
+      for (std::size_t d = 0; d < std::size_t(dc.nd); ++d)
+        for (std::size_t j = 0; j < ns; ++j)
+          ASSERT_EQ(kinds[k][d * ns + j], (*want[k])[d * ns + std::size_t(p.src_index[j])])
+              << "kind " << k << ", density " << d << ", source " << j << ", round " << round;
+    }
+  }
+  gpu->evaluate(s.sources(), out.outputs(), &out.timings);  // not staged
+  EXPECT_EQ(gpu->tree_order_strengths().q, nullptr) << "after an evaluation not staged";
+  ASSERT_TRUE(gpu->stage_in(s.sources(), 4));
+  gpu->evaluate(s.sources(), out.outputs(), &out.timings);
+  EXPECT_EQ(gpu->tree_order_strengths().q, nullptr) << "not asked for";
+  ASSERT_TRUE(gpu->stage_in(s.sources(), 4, true));
+  std::thread failing(
+      [&] { EXPECT_THROW(gpu->evaluate(s.sources(), NearOutputs{}, nullptr), InvalidInput); });
+  EXPECT_EQ(gpu->tree_order_strengths().q, nullptr) << "after an evaluation that failed";
+  failing.join();
+  auto cpu = make_near_field_backend("cpu");
+  cpu->setup(p);
+  EXPECT_FALSE(cpu->stage_in(s.sources(), 4, true));
+  EXPECT_EQ(cpu->tree_order_strengths().q, nullptr) << "the cpu back end";
+  Geometry small;
+  ASSERT_TRUE(
+      testing::try_geometry(&small, "clusters", 20000, false, 64, 0, kSeed, TreeKind::Adaptive));
+  const NearFieldProblem q = testing::density_problem(small, dc);
+  ASSERT_FALSE(strengths_back(charge_shape(q)));
+  gpu->setup(q);
+  const testing::Strengths t = testing::make_strengths(small.tree.n_sources(), dc, kSeed);
+  testing::DensitySums few(std::size_t(dc.nd) * small.tree.n_targets(), dc);
+  ASSERT_TRUE(gpu->stage_in(t.sources(), 4, true));
+  gpu->evaluate(t.sources(), few.outputs(), &few.timings);
+  EXPECT_EQ(gpu->tree_order_strengths().q, nullptr) << "below strengths_back's size";
 }
 
 /// 'shared' with multi-leaf groups, dense one-leaf groups and unions of several tiles.

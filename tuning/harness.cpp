@@ -57,6 +57,10 @@ int cpu_mutual_sums(const Options& o, bool self) {
   return cpu_mutual_sums(far_shape(o), self);
 }
 
+bool device_strengths_back(const Options& o, std::size_t sources) {
+  return strengths_back(ChargeShape(sources, 0, far_shape(o)));
+}
+
 HostMemory host_memory() {
   HostMemory m;
   m.total = proc_bytes("/proc/meminfo", "MemTotal:");

@@ -43,6 +43,11 @@ HostMemory host_memory();
 /// it sums each pair one way: for the memory estimate.
 int cpu_mutual_sums(const Options& o, bool self);
 
+/// Whether a resident GPU back end's evaluation of `o`'s shape over `sources` sources copies its
+/// strengths back in tree order for the far field (nearfield/backend.hpp strengths_back; pinned
+/// memory in place of the far field's own array): for the memory estimate.
+bool device_strengths_back(const Options& o, std::size_t sources);
+
 // ---- The near-field timing harness.
 
 /// \brief One near-field evaluation: seconds per phase (the back end's clocks) and in all (the

@@ -72,9 +72,11 @@ class CudaBackend : public NearFieldBackend {
   /// A resident back end's charge path (its pinned staging); null for the others.
   virtual ChargeIo* charge_io() { return nullptr; }
   const ChargeIo* charge_io() const { return const_cast<CudaBackend*>(this)->charge_io(); }
-  bool stage_strengths(const NearSources& s, int threads) final;
+  bool stage_strengths(const NearSources& s, int threads, bool back) final;
   const double* staged_output(int k) const final;
   StagingBuffers staging_area() final;
+  StrengthArrays staged_tree_order() final;
+  void staged_evaluation_over() final;
   void run(const NearSources& s, const NearOutputs& o, NearFieldTimings* tm) final {
     const Figures f = figures();
     tm->device_bytes = f.device_bytes;

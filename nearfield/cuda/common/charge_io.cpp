@@ -32,7 +32,8 @@ ChargeIoSizes::ChargeIoSizes(const ChargeShape& s)
       densities(s.densities),
       kinds((s.charges ? 1 : 0) + (s.dipoles ? 2 : 0)),
       field(s.field),
-      hessian(s.hessian) {}
+      hessian(s.hessian),
+      back(strengths_back(s)) {}
 
 std::size_t ChargeIoSizes::device_bytes() const {
   std::size_t outputs = 0;
@@ -52,6 +53,11 @@ void ChargeIo::setup(const NearFieldProblem& p, const Stream& stream, std::size_
   d_in_ = device_array<double>(std::int64_t(z.strength_doubles()), bytes);
   d_tree_ = device_array<double>(std::int64_t(z.strength_doubles()), bytes);
   h_in_ = pinned_array<double>(std::int64_t(z.strength_doubles()));
+  if (z.back) {
+    h_tree_ = pinned_array<double>(std::int64_t(z.strength_doubles()));
+    back_stream_ = std::make_unique<Stream>();
+    back_copy_ = std::make_unique<EventTimer>();
+  }
   for (int k = 0; k < kOutputs; ++k) {
     wanted_[k] = z.wants(k);
     if (!wanted_[k]) continue;
@@ -64,6 +70,7 @@ void ChargeIo::reserve(const ChargeShape& shape) {
   // The sizes of setup()'s pinned_array<double> calls, in its order.
   const ChargeIoSizes z(shape);
   reserve_pinned(sizeof(double) * z.strength_doubles());
+  if (z.back) reserve_pinned(sizeof(double) * z.strength_doubles());  // h_tree_
   for (int k = 0; k < kOutputs; ++k)
     if (z.wants(k)) reserve_pinned(sizeof(double) * z.output_doubles());
 }
@@ -72,16 +79,47 @@ std::size_t ChargeIo::bytes(const NearFieldProblem& p) {
   return ChargeIoSizes(charge_shape(p)).device_bytes();
 }
 
-const double* ChargeIo::tree(Kind k) const {
+template <class T>
+T* ChargeIo::kind_in(T* all, Kind k) const {
   // The kinds carried, in the order q, mx, my, each nd arrays of n_sources.
-  if (k == kCharge ? !charges_ : !dipoles_) return nullptr;
+  if (!all || (k == kCharge ? !charges_ : !dipoles_)) return nullptr;
   const int block = k == kCharge ? 0 : (charges_ ? 1 : 0) + (k == kMy ? 1 : 0);
-  return cptr<double>(d_tree_) + std::size_t(block) * std::size_t(nd_) * ns_;
+  return all + std::size_t(block) * std::size_t(nd_) * ns_;
+}
+
+const double* ChargeIo::tree(Kind k) const {
+  return kind_in(cptr<double>(d_tree_), k);
+}
+
+void ChargeIo::set_back(Back b) {
+  {
+    const std::lock_guard<std::mutex> lock(back_->m);
+    back_->state = b;
+  }
+  back_->cv.notify_all();
+}
+
+StrengthArrays ChargeIo::tree_on_host() {
+  {
+    std::unique_lock<std::mutex> lock(back_->m);
+    back_->cv.wait(lock, [&] { return back_->state != Back::kPending; });
+    if (back_->state == Back::kNone) return {};
+  }
+  back_copy_->synchronize();
+  const double* at = h_tree_.as<double>();
+  return {kind_in(at, kCharge), kind_in(at, kMx), kind_in(at, kMy)};
+}
+
+void ChargeIo::end_staged() {
+  const std::lock_guard<std::mutex> lock(back_->m);
+  if (back_->state == Back::kPending) {
+    back_->state = Back::kNone;
+    back_->cv.notify_all();
+  }
 }
 
 const double* ChargeIo::result(int k) const {
-  return results_staged_ && k >= 0 && k < kOutputs && wanted_[k] ? h_out_[k].as<double>()
-                                                                 : nullptr;
+  return results_staged_ && k >= 0 && k < kOutputs && wanted_[k] ? h_out_[k].as<double>() : nullptr;
 }
 
 NearFieldOut ChargeIo::out() const {
@@ -91,13 +129,7 @@ NearFieldOut ChargeIo::out() const {
 
 StagingBuffers ChargeIo::staging() {
   double* at = h_in_.as<double>();
-  if (!at) return {};
-  // the kinds carried, one after the other, as tree() reads them
-  const std::size_t per_kind = std::size_t(nd_) * ns_;
-  StagingBuffers s;
-  if (charges_) s.q = at, at += per_kind;
-  if (dipoles_) s.mx = at, s.my = at + per_kind;
-  return s;
+  return {kind_in(at, kCharge), kind_in(at, kMx), kind_in(at, kMy)};
 }
 
 void ChargeIo::copy_in(const NearSources& in, int threads) {
@@ -108,10 +140,11 @@ void ChargeIo::copy_in(const NearSources& in, int threads) {
     if (into && from != into) parallel_copy(from, per_kind, into, threads);
 }
 
-void ChargeIo::stage_in(const NearSources& in, int threads) {
+void ChargeIo::stage_in(const NearSources& in, int threads, bool back) {
   copy_in(in, std::max(1, threads));
   staged_ = true;
   results_staged_ = false;
+  set_back(back && h_tree_.as<double>() ? Back::kPending : Back::kNone);
 }
 
 void ChargeIo::charges_in(const NearSources& in, const Stream& stream, EventTimer* transfer,
@@ -128,6 +161,18 @@ void ChargeIo::charges_in(const NearSources& in, const Stream& stream, EventTime
   launch_gather(cptr<double>(d_in_), cptr<std::int32_t>(d_src_index_),
                 static_cast<std::int64_t>(ns_), channels, d_tree_.as<double>(), stream.handle());
   gather->stop(stream);
+  if (!running_staged_) return set_back(Back::kNone);  // none for a tree_on_host() after it
+  {
+    const std::lock_guard<std::mutex> lock(back_->m);
+    if (back_->state != Back::kPending) return;
+  }
+  // The far field's strengths in tree order: the device's gather copied back on a stream of its
+  // own, beside the kernels (nearfield/backend.hpp: strengths_back says when).
+  gather->hold(*back_stream_);
+  back_copy_->start(*back_stream_);
+  copy_to_host_async(h_tree_.as<void>(), d_tree_.as<void>(), d_tree_.bytes(), *back_stream_);
+  back_copy_->stop(*back_stream_);
+  set_back(Back::kCopying);
 }
 
 void ChargeIo::results_to_caller(const Stream& stream, EventTimer* ret, const NearOutputs& o,
@@ -148,10 +193,20 @@ void ChargeIo::results_to_caller(const Stream& stream, EventTimer* ret, const Ne
   });
 }
 
-bool CudaBackend::stage_strengths(const NearSources& s, int threads) {
+bool CudaBackend::stage_strengths(const NearSources& s, int threads, bool back) {
   ChargeIo* io = charge_io();
-  if (io) io->stage_in(s, threads);
+  if (io) io->stage_in(s, threads, back);
   return io != nullptr;
+}
+
+StrengthArrays CudaBackend::staged_tree_order() {
+  ChargeIo* io = charge_io();
+  return io ? io->tree_on_host() : StrengthArrays{};
+}
+
+void CudaBackend::staged_evaluation_over() {
+  ChargeIo* io = charge_io();
+  if (io) io->end_staged();
 }
 
 StagingBuffers CudaBackend::staging_area() {

@@ -1,11 +1,14 @@
 #pragma once
 // Strengths in, results out, for the back ends that keep the geometry resident on the device
 // ('shared', 'repetition-gpu'): pinned staging, the device copies, the gather of the strengths
-// (nd x (q, mx, my), the kinds carried) to tree order on the GPU, and the copy of the caller-order
-// results (nd x (phi, ex, ey, hxx, hxy), those wanted) back into the caller's arrays.
+// (nd x (q, mx, my), the kinds carried) to tree order on the GPU (and, in a staged evaluation, its
+// copy back to the host for the far field), and the copy of the caller-order results (nd x (phi,
+// ex, ey, hxx, hxy), those wanted) back into the caller's arrays.
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "nearfield/backend.hpp"
@@ -29,6 +32,9 @@ struct ChargeIoSizes {
   /// Output arrays wanted: phi; ex, ey with the field; hxx, hxy with the Hessian.
   bool wants(int output) const { return output == 0 || (output <= 2 ? field : hessian); }
   std::size_t strength_doubles() const { return std::size_t(channels()) * n_sources; }
+  /// A staged evaluation copies its strengths back in tree order (nearfield/backend.hpp:
+  /// strengths_back): h_tree_ and its stream exist.
+  bool back = false;
   std::size_t output_doubles() const { return std::size_t(densities) * n_targets; }
   /// Device bytes: the source permutation (int32), the strengths in caller and in tree order,
   /// the outputs wanted.
@@ -55,9 +61,18 @@ class ChargeIo {
   static void reserve(const ChargeShape& shape);
 
   /// The caller's strengths into pinned memory with `threads` threads, ahead of the evaluation
-  /// (NearFieldBackend::stage_in): the next charges_in() takes them from there, and the
-  /// results of that evaluation stay in pinned memory (result()).
-  void stage_in(const NearSources& in, int threads);
+  /// (NearFieldBackend::stage_in): the next charges_in() takes them from there (and, with
+  /// `back`, copies them back in tree order once gathered: tree_on_host()), and the results of
+  /// that evaluation stay in pinned memory (result()).
+  void stage_in(const NearSources& in, int threads, bool back);
+  /// The strengths of the evaluation stage_in() began, in tree order in pinned memory (the
+  /// kinds carried; null for the others), called from another thread than the evaluation's:
+  /// waits until charges_in() has asked for the copy, then for the copy. All null when that
+  /// evaluation ended without it (end_staged()).
+  StrengthArrays tree_on_host();
+  /// The evaluation's end, whichever way (NearFieldBackend::evaluate): a tree_on_host() still
+  /// waiting for charges_in() returns nulls.
+  void end_staged();
 
   /// Where copy_in() puts each kind carried (pinned, nd x n_sources a kind; null for a kind not
   /// carried): a kind the caller wrote there itself is not copied.
@@ -93,6 +108,23 @@ class ChargeIo {
   const double* tree(Kind k) const;
   /// Copies the kinds carried into the pinned strengths with `threads` threads.
   void copy_in(const NearSources& in, int threads);
+  /// Kind k's nd arrays in `all`, the kinds carried one after the other (h_in_, d_in_, d_tree_,
+  /// h_tree_); null for a kind not carried.
+  template <class T>
+  T* kind_in(T* all, Kind k) const;
+  // The tree-order strengths' way back (a staged evaluation): pending from stage_in() until
+  // charges_in() enqueues the copy (copying) or the evaluation ends without it (none). Its own
+  // stream, so that the copy runs beside the kernels; the state's lock apart (ChargeIo moves).
+  enum class Back { kNone, kPending, kCopying };
+  struct Handshake {
+    std::mutex m;
+    std::condition_variable cv;
+    Back state = Back::kNone;
+  };
+  void set_back(Back b);
+  std::unique_ptr<Handshake> back_ = std::make_unique<Handshake>();
+  std::unique_ptr<Stream> back_stream_;
+  std::unique_ptr<EventTimer> back_copy_;
   std::size_t ns_ = 0, nt_ = 0;
   int nd_ = 1;
   bool charges_ = true, dipoles_ = false;
@@ -102,7 +134,7 @@ class ChargeIo {
   // leaves its results in pinned memory.
   bool staged_ = false, running_staged_ = false, results_staged_ = false;
   DeviceBuffer d_src_index_, d_in_, d_tree_, d_out_[kOutputs];
-  PinnedBuffer h_in_, h_out_[kOutputs];
+  PinnedBuffer h_in_, h_tree_, h_out_[kOutputs];
 };
 
 /// \brief What a resident back end holds for one geometry: its stream and phase timers, the

@@ -185,6 +185,9 @@ void EventTimer::stop(const Stream& stream) {
 void EventTimer::synchronize() const {
   MLFMA2D_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(stop_)));
 }
+void EventTimer::hold(const Stream& stream) const {
+  MLFMA2D_CUDA_CHECK(cudaStreamWaitEvent(stream_of(stream), static_cast<cudaEvent_t>(stop_), 0));
+}
 double EventTimer::seconds() const {
   synchronize();
   float ms = 0;

@@ -114,6 +114,8 @@ class EventTimer {
   void stop(const Stream& stream);
   /// Wait until the work up to stop() has finished on the device.
   void synchronize() const;
+  /// Work enqueued on `stream` from now on waits on the device until stop() has happened.
+  void hold(const Stream& stream) const;
   /// Seconds between start() and stop(); waits for stop() to complete.
   double seconds() const;
 
