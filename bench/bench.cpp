@@ -47,6 +47,8 @@
 #include "bench.hpp"
 #include "mlfma2d/io.hpp"
 #include "mlfma2d/mlfma2d.hpp"
+#include "runtime/host.hpp"
+#include "runtime/placement.hpp"
 #include "runtime/text.hpp"
 #include "tuning/tuning.hpp"
 
@@ -476,12 +478,18 @@ double start_device_apart() {
 }
 
 /// What the JSON file says of the run besides its rows.
-json run_json(const Args& a, const std::string& device, int threads) {
+json run_json(const Args& a, const std::string& device, int threads, const Placement& cpus) {
   json j;
   j["backend"] = a.backend;
   j["device"] = device;
   j["threads"] = threads;
   j["host_memory_gib"] = host_memory_gib();
+  // Which CPU the peak and the fractions of it were measured on: hosts of one machine kind gave
+  // a 16-thread FMA peak of 1145 GFLOP/s and of 600-709 (one thread 76-91 on each), the guest
+  // showing 16 cores on the latter too (results/h200/session-2026-11-30 and -30b).
+  j["cpu_model"] = cpu_model_name();
+  j["cpu_cores"] = cpus.cores();
+  j["cpu_hardware_threads"] = int(cpus.cpus().size());
   j["repeat"] = a.repeat;
   j["ct"] = a.ct;
   j["level_offset"] = a.level_offset;
@@ -500,11 +508,14 @@ int main(int argc, char** argv) {
   const std::string device = tuning::device_name();
   const int threads = a.threads > 0 ? a.threads : omp_get_max_threads();
   if (a.threads > 0) omp_set_num_threads(a.threads);
+  const Placement cpus = Placement::topology();
   std::printf(
       "mlfma2d_bench: back end %s, device %s (started in %s, apart from every row), %d host "
-      "threads, %.0f GiB host memory, repeat %d, CT %d, level offset %+d\n",
-      a.backend.c_str(), device.c_str(), ms(device_start).c_str(), threads, host_memory_gib(),
-      a.repeat, a.ct, a.level_offset);
+      "threads on %s (%d cores, %zu hardware threads), %.0f GiB host memory, repeat %d, CT %d, "
+      "level offset %+d\n",
+      a.backend.c_str(), device.c_str(), ms(device_start).c_str(), threads,
+      cpu_model_name().empty() ? "an unnamed CPU" : cpu_model_name().c_str(), cpus.cores(),
+      cpus.cpus().size(), host_memory_gib(), a.repeat, a.ct, a.level_offset);
   print_table_head();
   std::fflush(stdout);
   if (!a.json_path.empty()) {
@@ -514,7 +525,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "mlfma2d_bench: %s\n", e.what());
       return 3;
     }
-    keep_json(a.json_path, run_json(a, device, threads));
+    keep_json(a.json_path, run_json(a, device, threads, cpus));
   }
 
   status = run_rows(a);

@@ -130,11 +130,17 @@ int translate_tiles(int n, int i0, int rows, int ld, const double* R, const doub
         for (int r = 0; r < RV; ++r) acc[r][q] = V::fma(col[r], b, acc[r][q]);
       }
     }
-    for (int j = 0; j < cols; ++j) {
-      if (!c[j].out) continue;
-      for (int r = 0; r < RV && i0 + r * V::W < n; ++r)
-        scale_add_pair<V>(acc[r][2 * j], acc[r][2 * j + 1], i0 + r * V::W, n, c[j].are, c[j].aim,
-                          c[j].out);
+    // Both loops unrolled whole, so that every accumulator keeps a constant index and stays in
+    // its register (with the bounds cols and n in the loops' conditions GCC stored all of them
+    // on the stack after the product and loaded each back).
+#pragma GCC unroll 8
+    for (int j = 0; j < mlfma2d::kWideItems; ++j) {
+      if (j >= cols || !c[j].out) continue;
+#pragma GCC unroll 8
+      for (int r = 0; r < RV; ++r)
+        if (i0 + r * V::W < n)
+          scale_add_pair<V>(acc[r][2 * j], acc[r][2 * j + 1], i0 + r * V::W, n, c[j].are, c[j].aim,
+                            c[j].out);
     }
   }
   if constexpr (RV > 1) i0 = translate_tiles<V, RV - 1>(n, i0, rows, ld, R, s, cols, c);

@@ -49,9 +49,12 @@ void pin(const std::vector<int>& cpus, int first, int last) {
 }  // namespace
 
 Placement Placement::of_process() {
+  return user_placed_threads() ? Placement() : topology();
+}
+
+Placement Placement::topology() {
   Placement p;
 #ifdef __linux__
-  if (user_placed_threads()) return p;
   cpu_set_t set;
   CPU_ZERO(&set);
   if (pthread_getaffinity_np(pthread_self(), sizeof(set), &set) != 0) return p;

@@ -14,6 +14,9 @@ class Placement {
   /// Empty (places nothing) when OMP_PLACES, OMP_PROC_BIND, GOMP_CPU_AFFINITY or KMP_AFFINITY
   /// is set (the user placed the threads) or the mask cannot be read.
   static Placement of_process();
+  /// The process's CPUs and cores as of_process() reads them, whatever the environment says
+  /// (what a report states of the machine).
+  static Placement topology();
   /// Whether `threads` threads have a CPU each.
   bool fits(int threads) const { return threads > 0 && threads <= int(cpus_.size()); }
   /// The process's physical cores (a CPU of each comes first in cpus()).
