@@ -485,8 +485,7 @@ json run_json(const Args& a, const std::string& device, int threads, const Place
   j["threads"] = threads;
   j["host_memory_gib"] = host_memory_gib();
   // Which CPU the peak and the fractions of it were measured on: hosts of one machine kind gave
-  // a 16-thread FMA peak of 1145 GFLOP/s and of 600-709 (one thread 76-91 on each), the guest
-  // showing 16 cores on the latter too (results/h200/session-2026-11-30 and -30b).
+  // 16-thread FMA peaks from 600 to 1145 GFLOP/s (docs/performance.md 5.14).
   j["cpu_model"] = cpu_model_name();
   j["cpu_cores"] = cpus.cores();
   j["cpu_hardware_threads"] = int(cpus.cpus().size());
